@@ -1,0 +1,325 @@
+"""
+# Checkpoint Charlie: `checkpoint_charlie_v0`
+
+| | |
+|---|---|
+| Import | `from ckc_env import env, raw_env` (or `ckc_env.checkpoint_charlie_v0`) |
+| Actions | Discrete(40) |
+| Parallel API | no (turn-based; out-of-turn accusations happen in accusation windows) |
+| Agents | `player_0` .. `player_{n-1}`, n = 3, 4 or 5 |
+| Observation | `{"observation": Box(float32, ({OBS_SIZE},)), "action_mask": Box(int8, (40,))}` |
+| State | Box(float32, ({STATE_SIZE},)) |
+
+## Description
+
+The card deduction game *Checkpoint Charlie* as specified by RULES.md: 3-5 players, rounds of
+drawing cats into rows of suspects and accusing them, score chips with hidden values, the game
+ending at 10 points, a colour used up or after round 5; the Stasi and Cafe Adler variants.
+Each player sees only what it could see at the table.
+
+"At any moment, even out of turn" accusations are modelled by **accusation windows**
+([decision], RULES.md 4): after every resolved card each player who may still accuse gets one
+decision, accuse a cat or pass, in an order set by `window_order`. After the deck runs out the
+players who have not accused must accuse, clockwise from the player after the last drawer. The
+environment places cards, hands out chips and ends rounds itself, and it never asks for a
+decision that has only one legal action (such as a forced accusation with a single target).
+
+## Arguments
+
+`env(**kwargs)` and `raw_env(**kwargs)` take the fields of `ckc_env.GameConfig` plus:
+
+| argument | default | accepted values | meaning |
+|---|---|---|---|
+| `num_players` | 5 | 3, 4, 5 | seats |
+| `first_player` | `"random"` | `"random"`, seat | first player of round 1 (RULES.md 2 [option]) |
+| `clue_face` | `"random"` | `"random"`, `"choose"` | clue face tossed, or chosen by an action (3.1 [decision]/[option]) |
+| `window_order` | `"random"` | `"random"`, `"clockwise_from_drawer"`, `"clockwise_after_drawer"` | order of an accusation window (4 [option]) |
+| `non_accuser_white` | `"chief_in_deck"` | `"chief_in_deck"`, `"chief_uncaught"` | when the non-accuser takes white (5 [option]) |
+| `stasi` | False | bool | the Stasi officer variant (7) |
+| `cafe_adler` | False | bool | the Cafe Adler variant (8) |
+| `chip_pool` | see below | mapping colour -> values | base chip pool (1 [decision]/[option]) |
+| `max_rounds` | 5 | 1..5 | rounds at most (extension; the rules say 5) |
+| `target_points` | 10 | 1..50 | points that end the game (extension; the rules say 10) |
+| `reward` | `"points"` | `"points"`, `"win"` | reward scheme (below) |
+| `render_mode` | None | None, `"ansi"`, `"human"` | text rendering |
+
+Rule presets: `configs/rules/{base,stasi,adler,both}.yaml`, loaded with
+`GameConfig.from_yaml(path, num_players=4).to_dict()`. Unknown arguments, wrong types and values
+out of range raise `ValueError` naming the argument and the accepted values.
+
+## Action space
+
+| id | action | legal when |
+|---|---|---|
+| 0 | pass | accusation window (the player has not accused and some cat can be accused) |
+| 1 + c (1..32) | accuse cat c | window or forced accusation: cat c lies in a row and nobody accused it this round |
+| 33 | clue face A | `clue_face="choose"`: show value A of the own tile's feature |
+| 34 | clue face B | `clue_face="choose"`: show value B |
+| 35 | keep | Cafe Adler: keep the hidden Adler chip |
+| 36..39 | swap with seat +k (k = 1..4) | Cafe Adler: swap the chip with the player k seats clockwise |
+
+Cat c is the 5-bit number whose bit i is set when the cat shows value A of feature i
+(0 hat, 1 sunglasses, 2 trench coat, 3 newspaper, 4 grey fur). A clue is 2 * feature + side
+(side 0 = value A). `ckc_env.action_to_string(a)` names an action.
+
+## Observation space
+
+`observation["observation"]` is a float32 vector of {OBS_SIZE}, laid out below (seats relative to
+the observer: relative seat r is r places clockwise, 0 = self; seats a game does not have are
+zeros, flagged in `seat_present`). `observation["action_mask"]` (int8, 40) is 1 at the legal
+actions of the agent to act and all zeros for the others.
+
+{OBSERVATION_TABLE}
+
+## State
+
+`state()` returns the full state for centralised critics: the public pieces as seen from seat 0
+(seats absolute) plus every hidden piece:
+
+{STATE_TABLE}
+
+## Rewards
+
+- `reward="points"` (default): every chip's value when its owner receives it: the chip taken at
+  scoring, the difference of values in a Cafe Adler swap (for both players), and -2 for the
+  Stasi chip kept at the end of the game. An agent's rewards over the game sum to its final points.
+- `reward="win"`: 0 until the game ends; then the winners share +1 and the others share -1.
+
+## Starting state
+
+`reset(seed, options)`: chips shuffled, first player drawn (or fixed), round 1 dealt; the env
+runs to the first decision. `options` fixes parts of the deal for tests and tutorials:
+
+| key | value |
+|---|---|
+| `first_player` | seat of round 1's first player |
+| `deck` | round 1's deck, top first: cats 0..31 once each and 5-n investigator cards as id 32, which must lie in the top 16+(5-n) |
+| `tiles` | the feature of each seat's tile |
+| `clues` | each seat's clue (2*feature+side); not with `clue_face="choose"` |
+| `bag` | the clues of the tiles left in the bag, in the order investigator cards reveal them |
+| `rounds` | a list of mappings with the keys `deck`, `tiles`, `clues`, `bag` for rounds 1, 2, ... |
+| `chip_order` | colour -> chip tokens in the order they are taken (values, `"stasi"`, `"adler"`) |
+
+An inconsistent option raises `ValueError` saying why; an unknown key is ignored with a warning.
+
+## Episode end
+
+The game ends after a round's scoring (and swaps) when a player has 10 points or more, a chip
+colour's supply is used up, or the fifth round has been played. All agents are then terminated;
+there is no truncation.
+
+## Infos
+
+When a round ends every agent's info holds `round_summary` (public: each seat's clue, public and
+bag clues, the chief and whether he was drawn, the assistants, the accusations in order with the
+colour each earned, the non-accusers, who took the Stasi chip, Cafe Adler swaps, chip colours,
+the next first player; at game end also `totals`, `gold` and `winners`) and `own_chips` (the
+agent's own chip values and points: nobody else's values). The info is kept until the agent acts.
+
+## Illegal actions
+
+`raw_env.step` raises `ValueError` naming the agent, the action and the legal actions, and
+changes nothing. `env()` wraps `raw_env` in PettingZoo's classic wrappers:
+`TerminateIllegalWrapper(illegal_reward=-1)` (an illegal action ends the game: the offender gets
+-1 for that step, the others 0, rewards already given stand), `AssertOutOfBoundsWrapper` and
+`OrderEnforcingWrapper`.
+
+## Rule decisions
+
+RULES.md's [decision]s, as implemented:
+- default chip pool: gold 3, 3, 4, 4, 5; white 1 x6, 2 x6; black 0 x4, -1 x4 (configurable);
+- the clue face is tossed at random by default (`clue_face="choose"` makes it an action);
+- accusations happen in accusation windows after every resolved card (an investigator card is
+  resolved when its clue is revealed, before the redraw); the last card has its window before the
+  forced accusations; eligibility is re-checked at each turn in the window;
+- each Cafe Adler chip is worth the chip it replaced: gold 3, white 1, black -1.
+
+Decisions of this environment where RULES.md is silent:
+- a bag tile's face is tossed at round set-up and stays hidden until revealed;
+- several non-accusers (possible only when targets run out on an empty deck) take their chips
+  after the accusers, clockwise after the last drawer;
+- the Stasi chip is back in the black supply when the game end is checked; if the game ends, its
+  holder takes it back, worth -2;
+- Cafe Adler decisions come after the hand-out, seat by seat clockwise from the round's first
+  player, once for each hidden Adler chip a seat holds at its turn (one with no possible swap is
+  not asked).
+
+## Version history
+
+- v0: initial release.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .config import GameConfig
+from .engine.actions import N_ACTIONS, action_to_string
+from .engine.game import Game
+from .engine.view import PlayerView
+from .observation import OBSERVATION, STATE, encode_observation, encode_state
+from .render import render_text
+
+__doc__ = (
+    __doc__.replace("{OBSERVATION_TABLE}", OBSERVATION.markdown_table())
+    .replace("{STATE_TABLE}", STATE.markdown_table())
+    .replace("{OBS_SIZE}", str(OBSERVATION.size))
+    .replace("{STATE_SIZE}", str(STATE.size))
+)
+
+REWARD_CHOICES = ("points", "win")
+RENDER_MODES = ("human", "ansi")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's standard classic wrappers (see "Illegal actions")."""
+    aec = raw_env(**kwargs)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    aec = wrappers.OrderEnforcingWrapper(aec)
+    return aec
+
+
+class raw_env(AECEnv):
+    """Checkpoint Charlie as a PettingZoo AEC environment (the module docstring is the env card)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "checkpoint_charlie_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, render_mode: str | None = None, reward: str = "points", **rules: Any) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"invalid render_mode={render_mode!r}: accepted values are None, 'ansi', 'human'")
+        if reward not in REWARD_CHOICES:
+            raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win'")
+        unknown = sorted(set(rules) - set(GameConfig.fields()))
+        if unknown:
+            accepted = ["render_mode", "reward", *GameConfig.fields()]
+            raise ValueError(f"unknown argument(s) {unknown}: accepted arguments are {accepted}")
+        self.config = GameConfig(**rules)
+        self.render_mode = render_mode
+        self.reward_scheme = reward
+        self.game = Game(self.config)
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents: list[str] = []
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        low, high = OBSERVATION.bounds()
+        self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(N_ACTIONS,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        state_low, state_high = STATE.bounds()
+        self.state_space = spaces.Box(low=state_low, high=state_high, dtype=np.float32)
+        self.rewards = {}
+        self._cumulative_rewards = {}
+        self.terminations = {}
+        self.truncations = {}
+        self.infos = {}
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.game.reset(seed=seed, options=options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._summaries_seen = 0
+        self.game.pop_rewards()
+        self.agent_selection = self.possible_agents[self.game.current_seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        if seat == self.game.current_seat:
+            self.game.legal_mask(mask)
+        return {"observation": encode_observation(self.game, seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return encode_state(self.game)
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        legal = game.legal_actions()
+        if action is None or isinstance(action, (bool, np.bool_)) or int(action) != action or int(action) not in legal:
+            raise ValueError(
+                f"illegal action {action!r} for {agent}: legal actions are "
+                + ", ".join(f"{a} ({action_to_string(a)})" for a in legal)
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        game.step(int(action))
+        gained = game.pop_rewards()
+        if self.reward_scheme == "points":
+            self.rewards = {a: float(gained[self._seat[a]]) for a in self.agents}
+        else:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            if game.game_over:
+                winners = set(game.final["winners"])
+                losers = game.n - len(winners)
+                for a in self.agents:
+                    self.rewards[a] = 1.0 / len(winners) if self._seat[a] in winners else -1.0 / losers
+        if len(game.summaries) > self._summaries_seen:
+            self._summaries_seen = len(game.summaries)
+            summary = game.summaries[-1]
+            for a in self.agents:
+                values = PlayerView(game, self._seat[a]).own_chip_values
+                self.infos[a] = {
+                    "round_summary": copy.deepcopy(summary),
+                    "own_chips": {"values": values, "points": sum(values)},
+                }
+        if game.game_over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = self.possible_agents[game.current_seat]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode: use render_mode='ansi' or 'human'")
+            return None
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ helpers
+    def action_to_string(self, action: int) -> str:
+        return action_to_string(action)

@@ -1,0 +1,202 @@
+"""What one seat can know at the table: the information set that observations and agents read.
+
+A ``PlayerView`` is a read-only window onto a :class:`~ckc_env.engine.game.Game` for one seat.
+It exposes the seat's own clue and chip values and everything public, and nothing else: the
+observation encoder and the scripted agents read the game only through it, so a leak would have
+to be written here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import scoring
+from .actions import CAFE_ADLER
+from .cards import INVESTIGATOR
+from .chips import ADLER, STASI
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+class PlayerView:
+    __slots__ = ("_game", "seat")
+
+    def __init__(self, game: Game, seat: int) -> None:
+        self._game = game
+        self.seat = seat
+
+    # --- the table
+    @property
+    def num_players(self) -> int:
+        return self._game.n
+
+    @property
+    def config(self):
+        return self._game.config
+
+    @property
+    def round_index(self) -> int:
+        return self._game.round_index
+
+    @property
+    def first_player(self) -> int:
+        return self._game.first_player
+
+    @property
+    def drawer(self) -> int:
+        """Whose turn it is to draw (the drawer of the last card while its window is open)."""
+        return self._game.drawer
+
+    @property
+    def game_over(self) -> bool:
+        return self._game.game_over
+
+    @property
+    def scoring(self) -> bool:
+        """True after the round's accusations, while chips and swaps are settled (clues are revealed)."""
+        from .game import GAME_OVER, SCORING, SWAPPING
+
+        return self._game.phase in (SCORING, SWAPPING, GAME_OVER)
+
+    # --- clues
+    @property
+    def own_tile(self) -> int:
+        return self._game.tiles[self.seat]
+
+    @property
+    def own_clue(self) -> int:
+        """The seat's clue (-1 while its face is still to be chosen)."""
+        return self._game.clues[self.seat]
+
+    @property
+    def public_clues(self) -> list[int]:
+        """Bag tiles revealed by investigator cards, in order (and, once scored, the rest of the bag)."""
+        game = self._game
+        return list(game.bag) if self.scoring else list(game.public_clues)
+
+    @property
+    def exposed_clues(self) -> dict[int, int]:
+        """Clues lying face-up: the Stasi card holder's in the round, every seat's once scored."""
+        game = self._game
+        if self.scoring:
+            return dict(enumerate(game.clues))
+        holder = game.stasi_card
+        if holder >= 0 and game.clues[holder] >= 0:
+            return {holder: game.clues[holder]}
+        return {}
+
+    @property
+    def stasi_card(self) -> int:
+        """Seat holding the Stasi card this round (-1: nobody)."""
+        return self._game.stasi_card
+
+    # --- cards
+    @property
+    def rows(self) -> list[int]:
+        return self._game.rows
+
+    @property
+    def discards(self) -> list[int]:
+        return self._game.discards
+
+    @property
+    def card_order(self) -> list[tuple[int, int]]:
+        """(drawer, card) of every card drawn this round, in order."""
+        return self._game.card_order
+
+    @property
+    def last_card(self) -> int:
+        return self._game.last_card
+
+    @property
+    def last_drawer(self) -> int:
+        return self._game.last_drawer
+
+    @property
+    def deck_size(self) -> int:
+        return len(self._game.deck) - self._game.deck_pos
+
+    @property
+    def investigators_left(self) -> int:
+        game = self._game
+        return game.config.investigator_cards - sum(1 for _, card in game.card_order if card == INVESTIGATOR)
+
+    # --- accusations
+    @property
+    def accusations(self) -> list[tuple[int, int]]:
+        return self._game.accusations
+
+    @property
+    def accused_by(self) -> list[int]:
+        return self._game.accused_by
+
+    @property
+    def accused_cats(self) -> int:
+        return self._game.accused_cats
+
+    @property
+    def targets(self) -> int:
+        """Cats that may be accused now (in a row, not yet accused)."""
+        return self._game.row_cats & ~self._game.accused_cats
+
+    # --- decision
+    @property
+    def to_act(self) -> bool:
+        return self._game.current_seat == self.seat
+
+    @property
+    def decision_kind(self) -> int:
+        """The kind of this seat's pending decision (-1 when it is not this seat's turn)."""
+        return self._game.pending_kind if self.to_act else -1
+
+    @property
+    def decision_chip_colour(self) -> int:
+        """Colour of the Adler chip the seat is deciding about (-1 otherwise)."""
+        game = self._game
+        if self.to_act and game.pending_kind == CAFE_ADLER:
+            return game.pool.colour[game.pending_chip]
+        return -1
+
+    def legal_actions(self) -> list[int]:
+        return self._game.legal_actions() if self.to_act else []
+
+    # --- chips
+    def colour_counts(self, seat: int) -> list[int]:
+        return self._game.colour_counts(seat)
+
+    def face_up_adler_counts(self, seat: int) -> list[int]:
+        game = self._game
+        counts = [0, 0, 0]
+        for chip in game.holdings[seat]:
+            if chip in game.face_up:
+                counts[game.pool.colour[chip]] += 1
+        return counts
+
+    @property
+    def own_chip_values(self) -> list[int]:
+        game = self._game
+        return [scoring.chip_value(game, chip) for chip in game.holdings[self.seat]]
+
+    @property
+    def own_points(self) -> int:
+        return scoring.total(self._game, self.seat)
+
+    def own_hidden_adler_counts(self) -> list[int]:
+        game = self._game
+        counts = [0, 0, 0]
+        for chip in scoring.hidden_adler_chips(game, self.seat):
+            counts[game.pool.colour[chip]] += 1
+        return counts
+
+    def own_holds_stasi(self) -> bool:
+        game = self._game
+        return any(game.pool.kind[c] == STASI for c in game.holdings[self.seat])
+
+    @property
+    def supply_counts(self) -> list[int]:
+        return [len(s) for s in self._game.supply]
+
+    @property
+    def adler_in_play(self) -> bool:
+        return any(k == ADLER for k in self._game.pool.kind)
