@@ -151,7 +151,6 @@ Decisions of this environment where RULES.md is silent:
 
 from __future__ import annotations
 
-import copy
 from typing import Any, ClassVar
 
 import gymnasium
@@ -271,8 +270,8 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
-        legal = game.legal_actions()
-        if action is None or isinstance(action, (bool, np.bool_)) or int(action) != action or int(action) not in legal:
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool) or not game.is_legal(int(action)):
+            legal = game.legal_actions()
             raise ValueError(
                 f"illegal action {action!r} for {agent}: legal actions are "
                 + ", ".join(f"{a} ({action_to_string(a)})" for a in legal)
@@ -292,13 +291,10 @@ class raw_env(AECEnv):
                     self.rewards[a] = 1.0 / len(winners) if self._seat[a] in winners else -1.0 / losers
         if len(game.summaries) > self._summaries_seen:
             self._summaries_seen = len(game.summaries)
-            summary = game.summaries[-1]
+            summary = game.summaries[-1]  # one object shared by every agent's info: read it, don't change it
             for a in self.agents:
                 values = PlayerView(game, self._seat[a]).own_chip_values
-                self.infos[a] = {
-                    "round_summary": copy.deepcopy(summary),
-                    "own_chips": {"values": values, "points": sum(values)},
-                }
+                self.infos[a] = {"round_summary": summary, "own_chips": {"values": values, "points": sum(values)}}
         if game.game_over:
             self.terminations = dict.fromkeys(self.agents, True)
         else:

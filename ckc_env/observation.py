@@ -100,101 +100,110 @@ _HIDDEN = [
 
 OBSERVATION = Layout(_PUBLIC + _OWN)
 """The observation vector of one player."""
+assert OBSERVATION.offsets["discards"] == OBSERVATION.offsets["rows"] + SEATS * N_CATS
+assert OBSERVATION.offsets["accused"] == OBSERVATION.offsets["discards"] + SEATS * N_CATS
 STATE = Layout([p for p in _PUBLIC if p.name != "decision"] + _HIDDEN)
 """The full state (seats absolute: relative to seat 0), for centralised critics."""
 
-_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
+_BITS16 = np.unpackbits(
+    np.arange(1 << 16, dtype="<u2").view(np.uint8).reshape(-1, 2), axis=1, bitorder="little"
+).astype(np.float32)
+"""_BITS16[m] = the 16 bits of m as floats, lowest first."""
+
+_REL = {
+    (n, seat): np.array([(seat + r) % n for r in range(n)] + [SEATS] * (SEATS - n))
+    for n in (3, 4, 5)
+    for seat in range(n)
+}
+"""Absolute seat of each relative seat 0..4 (padding seats point at the engine's empty row 5)."""
 
 
-def _bits32(masks: list[int]) -> np.ndarray:
-    """Rows of 32 bits (lowest cat first) for a list of 32-bit masks."""
-    raw = np.array(masks, dtype="<u4").view(np.uint8)
-    return _BITS[raw].reshape(len(masks), 32)
+def _public(layout: Layout, view: PlayerView, out: np.ndarray, idx: list[int], val: list[float]) -> None:
+    """Write the public pieces seen from ``view.seat`` (everything here is known at the table).
 
-
-def _o(layout: Layout, name: str) -> int:
-    return layout.offsets[name]
-
-
-def _fill_public(out: np.ndarray, layout: Layout, view: PlayerView) -> None:
-    """The public pieces, as seen from ``view.seat`` (everything here is known at the table)."""
+    Tables are copied in blocks; single entries are gathered as (index, value) pairs for the
+    caller to write with one NumPy call, since scalar writes would dominate the cost.
+    """
     seat, n = view.seat, view.num_players
-    rel = [(seat + r) % n for r in range(n)]  # absolute seat of relative seat r
     o = layout.offsets
+    rel = _REL[n, seat]
+    # rows, discards, accused are consecutive pieces: one gather fills all three.
+    np.take(view.table_bits, rel, axis=1, out=out[o["rows"] : o["accused"] + SEATS * N_CATS].reshape(3, SEATS, N_CATS))
+    targets = view.targets
+    out[o["targets"] : o["targets"] + 16] = _BITS16[targets & 0xFFFF]
+    out[o["targets"] + 16 : o["targets"] + 32] = _BITS16[targets >> 16]
+    chips = out[o["chip_colours"] : o["chip_colours"] + 3 * SEATS].reshape(SEATS, 3)
+    np.take(view.chip_counts, rel, axis=0, out=chips)
+    chips *= 0.1
+    face_up = out[o["face_up_adler"] : o["face_up_adler"] + 3 * SEATS].reshape(SEATS, 3)
+    np.take(view.face_up_counts, rel, axis=0, out=face_up)
+    face_up *= 0.5
 
-    def one_hot(name: str, absolute: int) -> None:
-        if absolute >= 0:
-            out[o[name] + (absolute - seat) % n] = 1.0
-
-    out[o["seat_present"] : o["seat_present"] + n] = 1.0
-    out[o["num_players"] + n - 3] = 1.0
+    ones = [o["num_players"] + n - 3, o["round"] + view.round_index]
+    ones += range(o["seat_present"], o["seat_present"] + n)
     cfg = view.config
-    out[o["rules"] : o["rules"] + 4] = (
-        cfg.stasi,
-        cfg.cafe_adler,
-        cfg.clue_face == "choose",
-        cfg.non_accuser_white == "chief_uncaught",
-    )
-    out[o["round"] + view.round_index] = 1.0
-    one_hot("first_player", view.first_player)
-    one_hot("drawer", view.drawer)
+    rules = (cfg.stasi, cfg.cafe_adler, cfg.clue_face == "choose", cfg.non_accuser_white == "chief_uncaught")
+    ones += [o["rules"] + i for i, flag in enumerate(rules) if flag]
+    ones.append(o["first_player"] + (view.first_player - seat) % n)
+    ones.append(o["drawer"] + (view.drawer - seat) % n)
     if view.last_card >= 0:
-        out[o["last_card"] + view.last_card] = 1.0
-        one_hot("last_drawer", view.last_drawer)
-    out[o["deck_size"]] = view.deck_size / MAX_DECK
-    out[o["investigators_left"]] = view.investigators_left / 2
-    for clue in view.public_clues:
-        out[o["public_clues"] + clue] = 1.0
+        ones.append(o["last_card"] + view.last_card)
+        ones.append(o["last_drawer"] + (view.last_drawer - seat) % n)
+    if view.stasi_card >= 0:
+        ones.append(o["stasi_card"] + (view.stasi_card - seat) % n)
+    ones += [o["public_clues"] + clue for clue in view.public_clues]
     for holder, clue in view.exposed_clues.items():
-        out[o["exposed_clues"] + ((holder - seat) % n) * N_CLUES + clue] = 1.0
-    one_hot("stasi_card", view.stasi_card)
-    accused = [0] * n
-    for position, (who, cat) in enumerate(view.accusations):
-        accused[(who - seat) % n] = 1 << cat
-        out[o["accusation_order"] + ((who - seat) % n) * MAX_ACCUSATIONS + position] = 1.0
-    rows, discards = view.rows, view.discards
-    bits = _bits32([rows[s] for s in rel] + [discards[s] for s in rel] + accused + [view.targets])
-    out[o["rows"] : o["rows"] + n * N_CATS] = bits[:n].ravel()
-    out[o["discards"] : o["discards"] + n * N_CATS] = bits[n : 2 * n].ravel()
-    out[o["accused"] : o["accused"] + n * N_CATS] = bits[2 * n : 3 * n].ravel()
-    out[o["targets"] : o["targets"] + N_CATS] = bits[3 * n]
-    for r, s in enumerate(rel):
-        colours = view.colour_counts(s)
-        face_up = view.face_up_adler_counts(s)
-        for c in range(3):
-            out[o["chip_colours"] + 3 * r + c] = colours[c] / 10
-            out[o["face_up_adler"] + 3 * r + c] = face_up[c] / 2
+        ones.append(o["exposed_clues"] + ((holder - seat) % n) * N_CLUES + clue)
+    for position, (who, _) in enumerate(view.accusations):
+        ones.append(o["accusation_order"] + ((who - seat) % n) * MAX_ACCUSATIONS + position)
+    idx += ones
+    val += [1.0] * len(ones)
+    idx += (o["deck_size"], o["investigators_left"], o["supply"], o["supply"] + 1, o["supply"] + 2)
     supply = view.supply_counts
-    for c in range(3):
-        out[o["supply"] + c] = supply[c] / MAX_CHIPS_PER_COLOUR
+    val += (view.deck_size / MAX_DECK, view.investigators_left / 2, *(c / MAX_CHIPS_PER_COLOUR for c in supply))
 
 
-def _chip_values(out: np.ndarray, start: int, values: list[int]) -> None:
+def _value_counts(start: int, values: list[int], idx: list[int], val: list[float]) -> None:
+    counts = [0] * len(CHIP_VALUES)
     for value in values:
-        out[start + value - STASI_KEPT_VALUE] += 0.1
+        counts[value - STASI_KEPT_VALUE] += 1
+    for i, count in enumerate(counts):
+        if count:
+            idx.append(start + i)
+            val.append(count / 10)
 
 
 def encode_observation(game: Game, seat: int) -> np.ndarray:
     """The observation vector of ``seat`` (float32, ``OBSERVATION.size`` long)."""
     view = PlayerView(game, seat)
     layout = OBSERVATION
-    out = np.zeros(layout.size, dtype=np.float32)
-    _fill_public(out, layout, view)
     o = layout.offsets
+    out = np.zeros(layout.size, dtype=np.float32)
+    idx: list[int] = []
+    val: list[float] = []
+    _public(layout, view, out, idx, val)
     kind = view.decision_kind
     if kind >= 0:
-        out[o["decision"] + kind] = 1.0
-    out[o["own_tile"] + view.own_tile] = 1.0
+        idx.append(o["decision"] + kind)
+        val.append(1.0)
+    idx.append(o["own_tile"] + view.own_tile)
+    val.append(1.0)
     if view.own_clue >= 0:
-        out[o["own_clue"] + view.own_clue] = 1.0
-    _chip_values(out, o["own_chip_values"], view.own_chip_values)
-    out[o["own_points"]] = view.own_points / 10
-    hidden = view.own_hidden_adler_counts()
-    for c in range(3):
-        out[o["own_hidden_adler"] + c] = hidden[c] / 2
+        idx.append(o["own_clue"] + view.own_clue)
+        val.append(1.0)
+    values = view.own_chip_values
+    _value_counts(o["own_chip_values"], values, idx, val)
+    idx.append(o["own_points"])
+    val.append(sum(values) / 10)
+    for c, count in enumerate(view.own_hidden_adler_counts()):
+        if count:
+            idx.append(o["own_hidden_adler"] + c)
+            val.append(count / 2)
     colour = view.decision_chip_colour
     if colour >= 0:
-        out[o["adler_decision"] + colour] = 1.0
+        idx.append(o["adler_decision"] + colour)
+        val.append(1.0)
+    out[idx] = val
     return out
 
 
@@ -204,25 +213,28 @@ def encode_state(game: Game) -> np.ndarray:
     from .engine.round_setup import chief
 
     layout = STATE
-    out = np.zeros(layout.size, dtype=np.float32)
-    _fill_public(out, layout, PlayerView(game, 0))
     o = layout.offsets
+    out = np.zeros(layout.size, dtype=np.float32)
+    idx: list[int] = []
+    val: list[float] = []
+    _public(layout, PlayerView(game, 0), out, idx, val)
+    ones = []
     if game.current_seat >= 0:
-        out[o["acting_seat"] + game.current_seat] = 1.0
-    for s, clue in enumerate(game.clues):
-        if clue >= 0:
-            out[o["clues"] + s * N_CLUES + clue] = 1.0
-    for clue in game.bag:
-        out[o["bag"] + clue] = 1.0
+        ones.append(o["acting_seat"] + game.current_seat)
+    ones += [o["clues"] + s * N_CLUES + clue for s, clue in enumerate(game.clues) if clue >= 0]
+    ones += [o["bag"] + clue for clue in game.bag]
     if min(game.clues) >= 0:
-        out[o["chief"] + chief(game)] = 1.0
-    for card in game.deck[game.deck_pos :]:
-        if card != INVESTIGATOR:
-            out[o["deck_cats"] + card] = 1.0
+        ones.append(o["chief"] + chief(game))
+    ones += [o["deck_cats"] + card for card in game.deck[game.deck_pos :] if card != INVESTIGATOR]
+    idx += ones
+    val += [1.0] * len(ones)
     for s in range(game.n):
         values = [scoring.chip_value(game, chip) for chip in game.holdings[s]]
-        _chip_values(out, o["chip_values"] + s * len(CHIP_VALUES), values)
-        out[o["points"] + s] = scoring.total(game, s) / 10
+        _value_counts(o["chip_values"] + s * len(CHIP_VALUES), values, idx, val)
+        idx.append(o["points"] + s)
+        val.append(sum(values) / 10)
         for chip in scoring.hidden_adler_chips(game, s):
-            out[o["hidden_adler"] + 3 * s + game.pool.colour[chip]] += 0.5
+            idx.append(o["hidden_adler"] + 3 * s + game.pool.colour[chip])
+            val.append(0.5)
+    out[idx] = val
     return out

@@ -38,7 +38,7 @@ from .cards import CLUE_CATS, INVESTIGATOR, cats_in, matches
 from .chips import ChipPool, build_pool, shuffled_supply
 from .options import ResetOptions, parse_reset_options
 
-# Phases of the state machine.
+# Phases of the state machine, in the order of a round (from SCORING on, the clues are revealed).
 CHOOSING_FACES, DRAWING, IN_WINDOW, FORCED, SCORING, SWAPPING, GAME_OVER = range(7)
 
 
@@ -61,6 +61,9 @@ class Game:
         self.supply: list[list[int]] = shuffled_supply(self.pool, self.rng, self.options.chip_order)
         self.holdings: list[list[int]] = [[] for _ in range(n)]
         self.face_up: set[int] = set()
+        # Chips per (seat, colour), all and face-up Adler ones; row 5 stays 0 (observation padding).
+        self.chip_counts = np.zeros((6, 3), dtype=np.float32)
+        self.face_up_counts = np.zeros((6, 3), dtype=np.float32)
         self.rewards: list[float] = [0.0] * n
         self.round_index = 0
         if self.options.first_player is not None:
@@ -87,6 +90,8 @@ class Game:
         self.public_clues: list[int] = []
         self.rows = [0] * n
         self.discards = [0] * n
+        # The same as 0/1 tables [rows, discards, accused][seat][cat]; seat 5 stays 0 (padding).
+        self.table_bits = np.zeros((3, 6, 32), dtype=np.float32)
         self.row_cats = 0
         self.card_order: list[tuple[int, int]] = []
         self.accusations: list[tuple[int, int]] = []
@@ -299,12 +304,23 @@ class Game:
             out[self.legal_actions()] = 1
         return out
 
+    def is_legal(self, action: int) -> bool:
+        kind = self.pending_kind
+        if kind in (WINDOW, FORCED_ACCUSATION):
+            if kind == WINDOW and action == PASS:
+                return True
+            cat = action - ACCUSE
+            return 0 <= cat < 32 and (suspicion.targets(self) >> cat) & 1 == 1
+        if kind == CLUE_FACE:
+            return action in (CLUE_FACE_A, CLUE_FACE_B)
+        return kind >= 0 and action in self.legal_actions()
+
     def step(self, action: int) -> None:
         """Apply the pending decision's action and advance to the next decision."""
         if self.pending_kind < 0:
             raise ValueError("the game is over: no decision is pending; call reset()")
-        legal = self.legal_actions()
-        if action not in legal:
+        if not self.is_legal(action):
+            legal = self.legal_actions()
             raise ValueError(
                 f"illegal action {action!r} for seat {self.pending_seat} "
                 f"({DECISION_KINDS[self.pending_kind]}): legal actions are "
@@ -338,11 +354,20 @@ class Game:
         self.rewards = [0.0] * self.n
         return out
 
+    def give_chip(self, seat: int, chip: int) -> None:
+        self.holdings[seat].append(chip)
+        self.chip_counts[seat, self.pool.colour[chip]] += 1
+        if chip in self.face_up:
+            self.face_up_counts[seat, self.pool.colour[chip]] += 1
+
+    def drop_chip(self, seat: int, chip: int) -> None:
+        self.holdings[seat].remove(chip)
+        self.chip_counts[seat, self.pool.colour[chip]] -= 1
+        if chip in self.face_up:
+            self.face_up_counts[seat, self.pool.colour[chip]] -= 1
+
     def colour_counts(self, seat: int) -> list[int]:
-        counts = [0, 0, 0]
-        for chip in self.holdings[seat]:
-            counts[self.pool.colour[chip]] += 1
-        return counts
+        return [int(c) for c in self.chip_counts[seat]]
 
     def clue_matches_row(self, seat: int) -> bool:
         """Invariant helper: every cat in the seat's row shows its clue."""

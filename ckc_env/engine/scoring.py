@@ -32,7 +32,7 @@ def take_chip(game: Game, seat: int, colour: int) -> int | None:
     if not supply:
         return None
     chip = supply.pop()
-    game.holdings[seat].append(chip)
+    game.give_chip(seat, chip)
     if game.pool.kind[chip] != STASI:  # the Stasi chip is worth nothing while it goes back
         game.gain(seat, game.pool.value[chip])
     return chip
@@ -67,7 +67,7 @@ def return_stasi_chip(game: Game) -> int:
     for seat, chips in enumerate(game.holdings):
         for chip in chips:
             if game.pool.kind[chip] == STASI:
-                chips.remove(chip)
+                game.drop_chip(seat, chip)
                 supply = game.supply[BLACK]
                 supply.insert(int(game.rng.integers(len(supply) + 1)), chip)
                 return seat
@@ -79,7 +79,7 @@ def keep_stasi_chip(game: Game, seat: int) -> None:
     supply = game.supply[BLACK]
     chip = next(c for c in supply if game.pool.kind[c] == STASI)
     supply.remove(chip)
-    game.holdings[seat].append(chip)
+    game.give_chip(seat, chip)
     game.gain(seat, STASI_KEPT_VALUE)
 
 
@@ -110,11 +110,11 @@ def adler_swap(game: Game, seat: int, chip: int, other: int) -> int:
     """8: swap blind; the swapper takes a random chip of that colour, the other gets the Adler chip face-up."""
     candidates = swappable(game, other, game.pool.colour[chip])
     taken = candidates[int(game.rng.integers(len(candidates)))]
-    game.holdings[other].remove(taken)
-    game.holdings[seat].remove(chip)
-    game.holdings[seat].append(taken)
-    game.holdings[other].append(chip)
+    game.drop_chip(other, taken)
+    game.drop_chip(seat, chip)
+    game.give_chip(seat, taken)
     game.face_up.add(chip)
+    game.give_chip(other, chip)
     delta = game.pool.value[taken] - game.pool.value[chip]
     game.gain(seat, delta)
     game.gain(other, -delta)

@@ -26,8 +26,10 @@ def draw_card(game: Game) -> int:
         if CLUE_CATS[game.clues[drawer]] & bit:
             game.rows[drawer] |= bit
             game.row_cats |= bit
+            game.table_bits[0, drawer, card] = 1.0
         else:
             game.discards[drawer] |= bit
+            game.table_bits[1, drawer, card] = 1.0
     game.card_order.append((drawer, card))
     game.last_card = card
     game.last_drawer = drawer
@@ -48,6 +50,7 @@ def accuse(game: Game, seat: int, cat: int) -> None:
     game.accused_by[seat] = cat
     game.accused_cats |= 1 << cat
     game.accusations.append((seat, cat))
+    game.table_bits[2, seat, cat] = 1.0
     if len(game.accusations) >= game.n - 1:
         game.round_over = True
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from . import scoring
 from .actions import CAFE_ADLER
-from .cards import INVESTIGATOR
 from .chips import ADLER, STASI
+from .game import SCORING
 
 if TYPE_CHECKING:
     from .game import Game
@@ -55,9 +55,7 @@ class PlayerView:
     @property
     def scoring(self) -> bool:
         """True after the round's accusations, while chips and swaps are settled (clues are revealed)."""
-        from .game import GAME_OVER, SCORING, SWAPPING
-
-        return self._game.phase in (SCORING, SWAPPING, GAME_OVER)
+        return self._game.phase >= SCORING
 
     # --- clues
     @property
@@ -101,6 +99,11 @@ class PlayerView:
         return self._game.discards
 
     @property
+    def table_bits(self):
+        """0/1 array [rows, discards, accused][seat][cat] (seat 5 is always empty padding)."""
+        return self._game.table_bits
+
+    @property
     def card_order(self) -> list[tuple[int, int]]:
         """(drawer, card) of every card drawn this round, in order."""
         return self._game.card_order
@@ -120,7 +123,7 @@ class PlayerView:
     @property
     def investigators_left(self) -> int:
         game = self._game
-        return game.config.investigator_cards - sum(1 for _, card in game.card_order if card == INVESTIGATOR)
+        return game.config.investigator_cards - len(game.public_clues)
 
     # --- accusations
     @property
@@ -166,12 +169,17 @@ class PlayerView:
         return self._game.colour_counts(seat)
 
     def face_up_adler_counts(self, seat: int) -> list[int]:
-        game = self._game
-        counts = [0, 0, 0]
-        for chip in game.holdings[seat]:
-            if chip in game.face_up:
-                counts[game.pool.colour[chip]] += 1
-        return counts
+        return [int(c) for c in self._game.face_up_counts[seat]]
+
+    @property
+    def chip_counts(self):
+        """Chips per [seat][colour] (float array; seat 5 is always empty padding)."""
+        return self._game.chip_counts
+
+    @property
+    def face_up_counts(self):
+        """Face-up Adler chips per [seat][colour] (float array; seat 5 is padding)."""
+        return self._game.face_up_counts
 
     @property
     def own_chip_values(self) -> list[int]:
