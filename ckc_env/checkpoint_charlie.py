@@ -115,6 +115,7 @@ bag clues, the chief and whether he was drawn, the assistants, the accusations i
 colour each earned, the non-accusers, who took the Stasi chip, Cafe Adler swaps, chip colours,
 the next first player; at game end also `totals`, `gold` and `winners`) and `own_chips` (the
 agent's own chip values and points: nobody else's values). The info is kept until the agent acts.
+The summary is one object shared by all agents' infos: read it, copy it before changing it.
 
 ## Illegal actions
 
@@ -151,6 +152,8 @@ Decisions of this environment where RULES.md is silent:
 
 from __future__ import annotations
 
+import operator
+import pickle
 from typing import Any, ClassVar
 
 import gymnasium
@@ -270,7 +273,11 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
-        if not isinstance(action, (int, np.integer)) or isinstance(action, bool) or not game.is_legal(int(action)):
+        try:  # ints, NumPy integers and 0-d integer arrays, as gymnasium's Discrete accepts
+            index = -1 if isinstance(action, (bool, np.bool_)) else operator.index(action)
+        except TypeError:
+            index = -1
+        if index < 0 or not game.is_legal(index):
             legal = game.legal_actions()
             raise ValueError(
                 f"illegal action {action!r} for {agent}: legal actions are "
@@ -278,7 +285,7 @@ class raw_env(AECEnv):
             )
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        game.step(int(action))
+        game.step(index)
         gained = game.pop_rewards()
         if self.reward_scheme == "points":
             self.rewards = {a: float(gained[self._seat[a]]) for a in self.agents}
@@ -291,7 +298,8 @@ class raw_env(AECEnv):
                     self.rewards[a] = 1.0 / len(winners) if self._seat[a] in winners else -1.0 / losers
         if len(game.summaries) > self._summaries_seen:
             self._summaries_seen = len(game.summaries)
-            summary = game.summaries[-1]  # one object shared by every agent's info: read it, don't change it
+            # One copy for the agents, shared by all their infos (read-only); the game keeps its own.
+            summary = pickle.loads(pickle.dumps(game.summaries[-1]))
             for a in self.agents:
                 values = PlayerView(game, self._seat[a]).own_chip_values
                 self.infos[a] = {"round_summary": summary, "own_chips": {"values": values, "points": sum(values)}}

@@ -43,7 +43,8 @@ _PUBLIC = [
     Piece(
         "drawer",
         (SEATS,),
-        "one-hot relative seat whose turn it is to draw (the last card's drawer while its window is open)",
+        "one-hot relative seat whose turn it is to draw (the last card's drawer while its window is open; "
+        "after the last card, the player after its drawer)",
     ),
     Piece(
         "last_card",
@@ -63,7 +64,12 @@ _PUBLIC = [
         (SEATS, N_CLUES),
         "clue of each relative seat whose tile lies face-up (Stasi card holder; everyone once the round is scored)",
     ),
-    Piece("stasi_card", (SEATS,), "one-hot relative seat holding the Stasi card this round"),
+    Piece(
+        "stasi_card",
+        (SEATS,),
+        "one-hot relative seat holding the Stasi card: the seat whose clue is face-up this round; "
+        "from the hand-out on, the taker of the Stasi chip",
+    ),
     Piece("rows", (SEATS, N_CATS), "cats in each relative seat's row of suspects"),
     Piece("discards", (SEATS, N_CATS), "cats on each relative seat's discard pile"),
     Piece("accused", (SEATS, N_CATS), "the cat each relative seat accused this round"),
@@ -233,8 +239,12 @@ def encode_state(game: Game) -> np.ndarray:
         _value_counts(o["chip_values"] + s * len(CHIP_VALUES), values, idx, val)
         idx.append(o["points"] + s)
         val.append(sum(values) / 10)
+        hidden = [0, 0, 0]
         for chip in scoring.hidden_adler_chips(game, s):
-            idx.append(o["hidden_adler"] + 3 * s + game.pool.colour[chip])
-            val.append(0.5)
+            hidden[game.pool.colour[chip]] += 1
+        for c, count in enumerate(hidden):
+            if count:
+                idx.append(o["hidden_adler"] + 3 * s + c)
+                val.append(count / 2)
     out[idx] = val
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .config import COLOURS
 from .engine.actions import DECISION_KINDS
 from .engine.cards import card_name, cat_name, cats_in, clue_name
-from .engine.game import Game
+from .engine.game import SCORING, Game
 from .engine.view import PlayerView
 
 
@@ -35,6 +35,8 @@ def render_text(game: Game) -> str:
             tags.append(f"deciding: {DECISION_KINDS[game.pending_kind]}")
         if seat == game.stasi_card:
             tags.append("Stasi card")
+        if seat == game.stasi_exposed and game.phase < SCORING:
+            tags.append("clue face-up")
         colours = view.colour_counts(seat)
         face_up = view.face_up_adler_counts(seat)
         chips = " ".join(f"{COLOURS[c]} {colours[c]}" for c in range(3))

@@ -43,7 +43,7 @@ def _one_game(config: dict, seed: int) -> str:
     rng = np.random.default_rng(seed)
     lines = [f"config {json.dumps(config, sort_keys=True)} seed {seed}"]
     for agent in env.agent_iter():
-        obs, _, terminated, truncated, info = env.last()
+        obs, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)
             continue

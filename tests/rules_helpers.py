@@ -241,7 +241,9 @@ def passes(env, *seats: int, totals: dict | None = None) -> None:
         act(env, seat, PASS, kind="window", totals=totals)
 
 
-def pass_until(env, stop: Callable[[], bool] | None = None, limit: int = 2000) -> list[tuple[int, str]]:
+def pass_until(
+    env, stop: Callable[[], bool] | None = None, totals: dict | None = None, limit: int = 2000
+) -> list[tuple[int, str]]:
     """Pass in windows until ``stop()``, a decision other than a window, or the game's end.
 
     Returns the (seat, kind) of every decision passed.
@@ -251,7 +253,7 @@ def pass_until(env, stop: Callable[[], bool] | None = None, limit: int = 2000) -
         if over(env) or (stop is not None and stop()) or decision(env) != "window":
             return seen
         seen.append((acting(env), "window"))
-        env.step(PASS)
+        step(env, PASS, totals)
     raise AssertionError("pass_until did not stop")
 
 
@@ -283,3 +285,26 @@ def summary(env, seat: int = 0) -> dict:
 
 def own_chips(env, seat: int) -> list[int]:
     return sorted(env.infos[agent(seat)]["own_chips"]["values"])
+
+
+# ---------------------------------------------------------------------- scripted 3-player rounds
+BAG3 = [6, 8]  # 3 players with ALL_A[:3]: the bag holds "newspaper" and "grey"; the chief is cat 31
+
+
+def round3(top, bottom=()):
+    """One 3-player round setup (seat i's clue: value A of feature i; chief 31)."""
+    return {"clues": ALL_A[:3], "bag": BAG3, "deck": build_deck(3, top=top, bottom=bottom)}
+
+
+# Scripted 3-player rounds, first player 0. Each returns the script's (seat, action) pairs.
+ROUND_CATCH = (round3([CHIEF_A, 2]), [(0, accuse(CHIEF_A)), (1, accuse(2))])  # 0 gold, 1 black, 2 black
+ROUND_INNOCENTS = (round3([1, 2]), [(0, accuse(1)), (1, accuse(2))])  # 0 black, 1 black, 2 white (chief in deck)
+ROUND_ASSISTANTS = (  # seats 2 then 0 accuse assistants (white); 1 does not accuse: white (chief in deck)
+    round3([29, 30]),
+    [(0, 0), (1, 0), (2, 0), (1, 0), (2, accuse(30)), (0, accuse(29))],
+)
+
+
+def play_script(env, script, totals=None):
+    for seat, action in script:
+        act(env, seat, action, totals=totals)

@@ -55,8 +55,9 @@ class Game:
 
     # ------------------------------------------------------------------ game set-up (RULES.md 2)
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        options = parse_reset_options(options, self.config)  # fails before anything changes
         self.rng = np.random.default_rng(seed)
-        self.options = parse_reset_options(options, self.config)
+        self.options = options
         n = self.n
         self.supply: list[list[int]] = shuffled_supply(self.pool, self.rng, self.options.chip_order)
         self.holdings: list[list[int]] = [[] for _ in range(n)]
@@ -72,7 +73,8 @@ class Game:
             self.first_player = int(self.rng.integers(n))
         else:
             self.first_player = int(self.config.first_player)
-        self.stasi_card = -1  # seat whose clue lies face-up this round (RULES.md 7)
+        self.next_first_player = self.first_player
+        self.stasi_card = -1  # seat holding the Stasi card (RULES.md 7)
         self.stasi_taker = -1  # seat that took the Stasi chip in the last scoring
         self.summaries: list[dict] = []
         self.final: dict | None = None
@@ -100,8 +102,10 @@ class Game:
         self.round_over = False
         self.last_card = -1
         self.last_drawer = -1
+        self.first_player = self.next_first_player
         self.drawer = self.first_player
         self.stasi_card, self.stasi_taker = self.stasi_taker, -1
+        self.stasi_exposed = self.stasi_card  # whose clue lies face-up for the whole round
         self.pending_kind = -1
         self.pending_seat = -1
         self.pending_chip = -1
@@ -124,13 +128,14 @@ class Game:
                 if self.round_over:
                     self.phase = SCORING
                     continue
-                queue = self.queue
-                while self.queue_pos < len(queue):
-                    seat = queue[self.queue_pos]
-                    if suspicion.may_accuse(self, seat):
-                        self._ask(WINDOW, seat)
-                        return
-                    self.queue_pos += 1
+                queue, accused_by = self.queue, self.accused_by
+                if suspicion.targets(self):  # eligibility: has not accused, and a target exists
+                    while self.queue_pos < len(queue):
+                        seat = queue[self.queue_pos]
+                        if accused_by[seat] < 0:
+                            self._ask(WINDOW, seat)
+                            return
+                        self.queue_pos += 1
                 if self.last_card != INVESTIGATOR:  # an investigator card is followed by a redraw
                     self.drawer = (self.drawer + 1) % self.n
                 self.phase = DRAWING
@@ -151,7 +156,7 @@ class Game:
             elif phase == SCORING:
                 self._score_round()
                 self.phase = SWAPPING
-                self.queue = [(self.first_player_scored + i) % self.n for i in range(self.n)]
+                self.queue = [(self.first_player + i) % self.n for i in range(self.n)]
                 self.queue_pos = 0
             elif phase == SWAPPING:
                 if self.config.cafe_adler and self._next_adler_decision():
@@ -210,12 +215,13 @@ class Game:
     def _score_round(self) -> None:
         chief = round_setup.chief(self)
         self.round_chief = chief
-        self.first_player_scored = self.first_player
+        self.stasi_card = -1  # 7: the card goes back to the middle before chips are handed out
         served = scoring.hand_out(self, chief)
+        # 7: whoever took the Stasi chip takes the card (for the next round); the chip goes back.
         self.stasi_taker = scoring.return_stasi_chip(self) if self.config.stasi else -1
+        self.stasi_card = self.stasi_taker
         catcher = next((seat for seat, cat in self.accusations if cat == chief), -1)
-        if catcher >= 0:
-            self.first_player = catcher
+        self.next_first_player = catcher if catcher >= 0 else self.first_player
         self.served = served
         self.swaps: list[dict] = []
 
@@ -248,7 +254,7 @@ class Game:
             "clues": list(self.clues),
             "public_clues": list(self.public_clues),
             "bag_clues": self.bag[len(self.public_clues) :],
-            "stasi_exposed": None if self.stasi_card < 0 else self.stasi_card,
+            "stasi_exposed": None if self.stasi_exposed < 0 else self.stasi_exposed,
             "chief": chief,
             "chief_drawn": chief not in self.deck[self.deck_pos :],
             "assistants": [c for c in range(32) if matches(c, chief) == 4],
@@ -266,7 +272,7 @@ class Game:
             "swaps": list(self.swaps),
             "chip_colours": [self.colour_counts(s) for s in range(self.n)],
             "supply": [len(s) for s in self.supply],
-            "next_first_player": self.first_player,
+            "next_first_player": self.next_first_player,
             "game_over": bool(reasons),
         }
 

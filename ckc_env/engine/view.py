@@ -45,7 +45,8 @@ class PlayerView:
 
     @property
     def drawer(self) -> int:
-        """Whose turn it is to draw (the drawer of the last card while its window is open)."""
+        """Whose turn it is to draw (the drawer of the last card while its window is open; once the
+        deck is empty, the player after the last drawer)."""
         return self._game.drawer
 
     @property
@@ -79,14 +80,15 @@ class PlayerView:
         game = self._game
         if self.scoring:
             return dict(enumerate(game.clues))
-        holder = game.stasi_card
+        holder = game.stasi_exposed
         if holder >= 0 and game.clues[holder] >= 0:
             return {holder: game.clues[holder]}
         return {}
 
     @property
     def stasi_card(self) -> int:
-        """Seat holding the Stasi card this round (-1: nobody)."""
+        """Seat holding the Stasi card (-1: nobody): in the suspicion phase the seat whose clue lies
+        face-up; from the hand-out on, whoever took the Stasi chip (exposed next round)."""
         return self._game.stasi_card
 
     # --- cards
