@@ -286,16 +286,19 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
         game.step(index)
+        # Every agent is live until the game ends, when all end at once: seats index possible_agents.
         gained = game.pop_rewards()
-        if self.reward_scheme == "points":
-            self.rewards = {a: float(gained[self._seat[a]]) for a in self.agents}
-        else:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.reward_scheme == "win":
+            gained = [0.0] * game.n
             if game.game_over:
-                winners = set(game.final["winners"])
-                losers = game.n - len(winners)
-                for a in self.agents:
-                    self.rewards[a] = 1.0 / len(winners) if self._seat[a] in winners else -1.0 / losers
+                winners = game.final["winners"]
+                for seat in range(game.n):
+                    gained[seat] = 1.0 / len(winners) if seat in winners else -1.0 / (game.n - len(winners))
+        if any(gained):
+            self.rewards = {a: float(r) for a, r in zip(self.possible_agents, gained, strict=True)}
+            self._accumulate_rewards()
+        else:  # most steps: nothing to add
+            self.rewards = dict.fromkeys(self.possible_agents, 0.0)
         if len(game.summaries) > self._summaries_seen:
             self._summaries_seen = len(game.summaries)
             # One copy for the agents, shared by all their infos (read-only); the game keeps its own.
@@ -307,7 +310,6 @@ class raw_env(AECEnv):
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self.possible_agents[game.current_seat]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

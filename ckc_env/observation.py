@@ -70,19 +70,19 @@ _PUBLIC = [
         "one-hot relative seat holding the Stasi card: the seat whose clue is face-up this round; "
         "from the hand-out on, the taker of the Stasi chip",
     ),
-    Piece("rows", (SEATS, N_CATS), "cats in each relative seat's row of suspects"),
-    Piece("discards", (SEATS, N_CATS), "cats on each relative seat's discard pile"),
-    Piece("accused", (SEATS, N_CATS), "the cat each relative seat accused this round"),
     Piece(
         "accusation_order",
         (SEATS, MAX_ACCUSATIONS),
         "one-hot position of each relative seat's accusation in this round's order",
     ),
-    Piece("targets", (N_CATS,), "cats that may be accused now (in a row, not accused)"),
+    Piece("rows", (SEATS, N_CATS), "cats in each relative seat's row of suspects"),
+    Piece("discards", (SEATS, N_CATS), "cats on each relative seat's discard pile"),
+    Piece("accused", (SEATS, N_CATS), "the cat each relative seat accused this round"),
     Piece(
         "chip_colours", (SEATS, 3), "chips of each relative seat by colour (gold, white, black) / 10", high=COUNT_HIGH
     ),
     Piece("face_up_adler", (SEATS, 3), "face-up Cafe Adler chips of each relative seat by colour / 2"),
+    Piece("targets", (N_CATS,), "cats that may be accused now (in a row, not accused)"),
     Piece("supply", (3,), "chips left in the supply by colour / 20"),
 ]
 _OWN = [
@@ -106,8 +106,7 @@ _HIDDEN = [
 
 OBSERVATION = Layout(_PUBLIC + _OWN)
 """The observation vector of one player."""
-assert OBSERVATION.offsets["discards"] == OBSERVATION.offsets["rows"] + SEATS * N_CATS
-assert OBSERVATION.offsets["accused"] == OBSERVATION.offsets["discards"] + SEATS * N_CATS
+
 STATE = Layout([p for p in _PUBLIC if p.name != "decision"] + _HIDDEN)
 """The full state (seats absolute: relative to seat 0), for centralised critics."""
 
@@ -116,67 +115,93 @@ _BITS16 = np.unpackbits(
 ).astype(np.float32)
 """_BITS16[m] = the 16 bits of m as floats, lowest first."""
 
-_REL = {
-    (n, seat): np.array([(seat + r) % n for r in range(n)] + [SEATS] * (SEATS - n))
-    for n in (3, 4, 5)
-    for seat in range(n)
-}
-"""Absolute seat of each relative seat 0..4 (padding seats point at the engine's empty row 5)."""
+_SEAT_BLOCK = ("rows", "discards", "accused", "chip_colours", "face_up_adler")
+"""Consecutive pieces filled with one gather from the engine's ``seat_tables`` buffer."""
+for _layout in (OBSERVATION, STATE):
+    _names = [p.name for p in _layout.pieces]
+    assert _names[_names.index("rows") :][:5] == list(_SEAT_BLOCK), "the seat block must stay consecutive"
+_SEAT_BLOCK_SIZE = 3 * SEATS * N_CATS + 2 * SEATS * 3
 
 
-def _public(layout: Layout, view: PlayerView, out: np.ndarray, idx: list[int], val: list[float]) -> None:
-    """Write the public pieces seen from ``view.seat`` (everything here is known at the table).
+def _seat_block_index(n: int, seat: int) -> np.ndarray:
+    """Indices into ``Game.seat_tables`` for the seat block seen from ``seat``: relative seat r is
+    absolute seat (seat + r) % n; seats the game does not have read the always-empty seat 5."""
+    rel = [(seat + r) % n for r in range(n)] + [SEATS] * (SEATS - n)
+    index = [k * 6 * N_CATS + a * N_CATS + c for k in range(3) for a in rel for c in range(N_CATS)]
+    index += [576 + 3 * a + c for a in rel for c in range(3)]
+    index += [594 + 3 * a + c for a in rel for c in range(3)]
+    return np.array(index, dtype=np.intp)
 
-    Tables are copied in blocks; single entries are gathered as (index, value) pairs for the
-    caller to write with one NumPy call, since scalar writes would dominate the cost.
+
+_SEAT_BLOCK_INDEX = {(n, seat): _seat_block_index(n, seat) for n in (3, 4, 5) for seat in range(n)}
+_SEAT_BLOCK_SCALE = np.array([1.0] * (3 * SEATS * N_CATS) + [0.1] * 15 + [0.5] * 15, dtype=np.float32)
+
+
+_STATIC: dict[tuple[int, int], tuple[object, np.ndarray]] = {}
+
+
+def _static_part(layout: Layout, view: PlayerView) -> np.ndarray:
+    """A fresh vector holding the pieces that are fixed for a game (seats, player count, rules)."""
+    cfg = view.config
+    key = (id(layout), id(cfg))
+    entry = _STATIC.get(key)
+    if entry is None or entry[0] is not cfg:  # the entry keeps cfg alive, so its id is not reused
+        if len(_STATIC) > 256:
+            _STATIC.clear()
+        n, o = cfg.num_players, layout.offsets
+        base = np.zeros(layout.size, dtype=np.float32)
+        base[o["seat_present"] : o["seat_present"] + n] = 1.0
+        base[o["num_players"] + n - 3] = 1.0
+        flags = (cfg.stasi, cfg.cafe_adler, cfg.clue_face == "choose", cfg.non_accuser_white == "chief_uncaught")
+        base[o["rules"] : o["rules"] + 4] = flags
+        entry = _STATIC[key] = (cfg, base)
+    return entry[1].copy()
+
+
+def _public(layout: Layout, view: PlayerView) -> tuple[np.ndarray, memoryview]:
+    """A vector with the public pieces seen from ``view.seat`` (everything here is known at the table).
+
+    Tables are copied in blocks; single entries go through a memoryview, which writes faster
+    than NumPy's scalar indexing (this runs at every step).
     """
     seat, n = view.seat, view.num_players
     o = layout.offsets
-    rel = _REL[n, seat]
-    # rows, discards, accused are consecutive pieces: one gather fills all three.
-    np.take(view.table_bits, rel, axis=1, out=out[o["rows"] : o["accused"] + SEATS * N_CATS].reshape(3, SEATS, N_CATS))
+    out = _static_part(layout, view)
+    block = out[o["rows"] : o["rows"] + _SEAT_BLOCK_SIZE]
+    view.seat_tables.take(_SEAT_BLOCK_INDEX[n, seat], out=block, mode="clip")  # indices are in range
+    block *= _SEAT_BLOCK_SCALE
     targets = view.targets
     out[o["targets"] : o["targets"] + 16] = _BITS16[targets & 0xFFFF]
     out[o["targets"] + 16 : o["targets"] + 32] = _BITS16[targets >> 16]
-    chips = out[o["chip_colours"] : o["chip_colours"] + 3 * SEATS].reshape(SEATS, 3)
-    np.take(view.chip_counts, rel, axis=0, out=chips)
-    chips *= 0.1
-    face_up = out[o["face_up_adler"] : o["face_up_adler"] + 3 * SEATS].reshape(SEATS, 3)
-    np.take(view.face_up_counts, rel, axis=0, out=face_up)
-    face_up *= 0.5
 
-    ones = [o["num_players"] + n - 3, o["round"] + view.round_index]
-    ones += range(o["seat_present"], o["seat_present"] + n)
-    cfg = view.config
-    rules = (cfg.stasi, cfg.cafe_adler, cfg.clue_face == "choose", cfg.non_accuser_white == "chief_uncaught")
-    ones += [o["rules"] + i for i, flag in enumerate(rules) if flag]
-    ones.append(o["first_player"] + (view.first_player - seat) % n)
-    ones.append(o["drawer"] + (view.drawer - seat) % n)
-    if view.last_card >= 0:
-        ones.append(o["last_card"] + view.last_card)
-        ones.append(o["last_drawer"] + (view.last_drawer - seat) % n)
-    if view.stasi_card >= 0:
-        ones.append(o["stasi_card"] + (view.stasi_card - seat) % n)
-    ones += [o["public_clues"] + clue for clue in view.public_clues]
+    mv = memoryview(out)
+    mv[o["round"] + view.round_index] = 1.0
+    mv[o["first_player"] + (view.first_player - seat) % n] = 1.0
+    mv[o["drawer"] + (view.drawer - seat) % n] = 1.0
+    last_card = view.last_card
+    if last_card >= 0:
+        mv[o["last_card"] + last_card] = 1.0
+        mv[o["last_drawer"] + (view.last_drawer - seat) % n] = 1.0
+    stasi_card = view.stasi_card
+    if stasi_card >= 0:
+        mv[o["stasi_card"] + (stasi_card - seat) % n] = 1.0
+    for clue in view.public_clues:
+        mv[o["public_clues"] + clue] = 1.0
     for holder, clue in view.exposed_clues.items():
-        ones.append(o["exposed_clues"] + ((holder - seat) % n) * N_CLUES + clue)
+        mv[o["exposed_clues"] + ((holder - seat) % n) * N_CLUES + clue] = 1.0
+    base = o["accusation_order"]
     for position, (who, _) in enumerate(view.accusations):
-        ones.append(o["accusation_order"] + ((who - seat) % n) * MAX_ACCUSATIONS + position)
-    idx += ones
-    val += [1.0] * len(ones)
-    idx += (o["deck_size"], o["investigators_left"], o["supply"], o["supply"] + 1, o["supply"] + 2)
-    supply = view.supply_counts
-    val += (view.deck_size / MAX_DECK, view.investigators_left / 2, *(c / MAX_CHIPS_PER_COLOUR for c in supply))
+        mv[base + ((who - seat) % n) * MAX_ACCUSATIONS + position] = 1.0
+    mv[o["deck_size"]] = view.deck_size / MAX_DECK
+    mv[o["investigators_left"]] = view.investigators_left / 2
+    for c, count in enumerate(view.supply_counts):
+        mv[o["supply"] + c] = count / MAX_CHIPS_PER_COLOUR
+    return out, mv
 
 
-def _value_counts(start: int, values: list[int], idx: list[int], val: list[float]) -> None:
-    counts = [0] * len(CHIP_VALUES)
+def _value_counts(mv: memoryview, start: int, values: list[int]) -> None:
     for value in values:
-        counts[value - STASI_KEPT_VALUE] += 1
-    for i, count in enumerate(counts):
-        if count:
-            idx.append(start + i)
-            val.append(count / 10)
+        mv[start + value - STASI_KEPT_VALUE] += 0.1
 
 
 def encode_observation(game: Game, seat: int) -> np.ndarray:
@@ -184,32 +209,21 @@ def encode_observation(game: Game, seat: int) -> np.ndarray:
     view = PlayerView(game, seat)
     layout = OBSERVATION
     o = layout.offsets
-    out = np.zeros(layout.size, dtype=np.float32)
-    idx: list[int] = []
-    val: list[float] = []
-    _public(layout, view, out, idx, val)
+    out, mv = _public(layout, view)
     kind = view.decision_kind
     if kind >= 0:
-        idx.append(o["decision"] + kind)
-        val.append(1.0)
-    idx.append(o["own_tile"] + view.own_tile)
-    val.append(1.0)
+        mv[o["decision"] + kind] = 1.0
+    mv[o["own_tile"] + view.own_tile] = 1.0
     if view.own_clue >= 0:
-        idx.append(o["own_clue"] + view.own_clue)
-        val.append(1.0)
+        mv[o["own_clue"] + view.own_clue] = 1.0
     values = view.own_chip_values
-    _value_counts(o["own_chip_values"], values, idx, val)
-    idx.append(o["own_points"])
-    val.append(sum(values) / 10)
+    _value_counts(mv, o["own_chip_values"], values)
+    mv[o["own_points"]] = sum(values) / 10
     for c, count in enumerate(view.own_hidden_adler_counts()):
-        if count:
-            idx.append(o["own_hidden_adler"] + c)
-            val.append(count / 2)
+        mv[o["own_hidden_adler"] + c] = count / 2
     colour = view.decision_chip_colour
     if colour >= 0:
-        idx.append(o["adler_decision"] + colour)
-        val.append(1.0)
-    out[idx] = val
+        mv[o["adler_decision"] + colour] = 1.0
     return out
 
 
@@ -220,31 +234,23 @@ def encode_state(game: Game) -> np.ndarray:
 
     layout = STATE
     o = layout.offsets
-    out = np.zeros(layout.size, dtype=np.float32)
-    idx: list[int] = []
-    val: list[float] = []
-    _public(layout, PlayerView(game, 0), out, idx, val)
-    ones = []
+    out, mv = _public(layout, PlayerView(game, 0))
     if game.current_seat >= 0:
-        ones.append(o["acting_seat"] + game.current_seat)
-    ones += [o["clues"] + s * N_CLUES + clue for s, clue in enumerate(game.clues) if clue >= 0]
-    ones += [o["bag"] + clue for clue in game.bag]
+        mv[o["acting_seat"] + game.current_seat] = 1.0
+    for s, clue in enumerate(game.clues):
+        if clue >= 0:
+            mv[o["clues"] + s * N_CLUES + clue] = 1.0
+    for clue in game.bag:
+        mv[o["bag"] + clue] = 1.0
     if min(game.clues) >= 0:
-        ones.append(o["chief"] + chief(game))
-    ones += [o["deck_cats"] + card for card in game.deck[game.deck_pos :] if card != INVESTIGATOR]
-    idx += ones
-    val += [1.0] * len(ones)
+        mv[o["chief"] + chief(game)] = 1.0
+    for card in game.deck[game.deck_pos :]:
+        if card != INVESTIGATOR:
+            mv[o["deck_cats"] + card] = 1.0
     for s in range(game.n):
         values = [scoring.chip_value(game, chip) for chip in game.holdings[s]]
-        _value_counts(o["chip_values"] + s * len(CHIP_VALUES), values, idx, val)
-        idx.append(o["points"] + s)
-        val.append(sum(values) / 10)
-        hidden = [0, 0, 0]
+        _value_counts(mv, o["chip_values"] + s * len(CHIP_VALUES), values)
+        mv[o["points"] + s] = sum(values) / 10
         for chip in scoring.hidden_adler_chips(game, s):
-            hidden[game.pool.colour[chip]] += 1
-        for c, count in enumerate(hidden):
-            if count:
-                idx.append(o["hidden_adler"] + 3 * s + c)
-                val.append(count / 2)
-    out[idx] = val
+            mv[o["hidden_adler"] + 3 * s + game.pool.colour[chip]] += 0.5
     return out

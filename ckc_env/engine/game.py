@@ -14,6 +14,7 @@ modules named after them: ``round_setup`` (RULES.md 3), ``suspicion`` (4), ``sco
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import permutations
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,8 @@ from .cards import CLUE_CATS, INVESTIGATOR, cats_in, matches
 from .chips import ChipPool, build_pool, shuffled_supply
 from .options import ResetOptions, parse_reset_options
 
+SEAT_TABLES_SIZE = 3 * 6 * 32 + 6 * 3 + 6 * 3
+
 # Phases of the state machine, in the order of a round (from SCORING on, the clues are revealed).
 CHOOSING_FACES, DRAWING, IN_WINDOW, FORCED, SCORING, SWAPPING, GAME_OVER = range(7)
 
@@ -57,14 +60,15 @@ class Game:
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
         options = parse_reset_options(options, self.config)  # fails before anything changes
         self.rng = np.random.default_rng(seed)
+        self._order_draws: list[int] = []
+        self._order_pos = 0
         self.options = options
         n = self.n
         self.supply: list[list[int]] = shuffled_supply(self.pool, self.rng, self.options.chip_order)
         self.holdings: list[list[int]] = [[] for _ in range(n)]
         self.face_up: set[int] = set()
-        # Chips per (seat, colour), all and face-up Adler ones; row 5 stays 0 (observation padding).
-        self.chip_counts = np.zeros((6, 3), dtype=np.float32)
-        self.face_up_counts = np.zeros((6, 3), dtype=np.float32)
+        self.seat_tables = np.zeros(SEAT_TABLES_SIZE, dtype=np.float32)
+        self._bind_tables()
         self.rewards: list[float] = [0.0] * n
         self.round_index = 0
         if self.options.first_player is not None:
@@ -92,8 +96,7 @@ class Game:
         self.public_clues: list[int] = []
         self.rows = [0] * n
         self.discards = [0] * n
-        # The same as 0/1 tables [rows, discards, accused][seat][cat]; seat 5 stays 0 (padding).
-        self.table_bits = np.zeros((3, 6, 32), dtype=np.float32)
+        self.table_bits[:] = 0.0
         self.row_cats = 0
         self.card_order: list[tuple[int, int]] = []
         self.accusations: list[tuple[int, int]] = []
@@ -355,10 +358,49 @@ class Game:
         """Record points won (chip values) for the environment's reward."""
         self.rewards[seat] += value
 
+    def random_seat_order(self) -> list[int]:
+        """A uniformly random order of the seats, drawn from the game's one Generator.
+
+        Draws are taken 64 at a time: a window opens after nearly every card, and one
+        ``Generator`` call per window would cost more than the rest of the window's work.
+        """
+        if self._order_pos == len(self._order_draws):
+            self._order_draws = self.rng.integers(len(_SEAT_ORDERS[self.n]), size=64).tolist()
+            self._order_pos = 0
+        self._order_pos += 1
+        return list(_SEAT_ORDERS[self.n][self._order_draws[self._order_pos - 1]])
+
     def pop_rewards(self) -> list[float]:
+        """Points won since the last call, per seat."""
         out = self.rewards
-        self.rewards = [0.0] * self.n
+        if any(out):
+            self.rewards = [0.0] * self.n
         return out
+
+    def _bind_tables(self) -> None:
+        """Per-seat tables as views of one buffer, ``seat_tables``, so that an observation can copy
+        them all with a single gather. Seat index 5 is never used: it stays zero, as padding.
+
+        - ``table_bits[k, seat, cat]``: 1 if the cat is in the seat's row (k=0), discard pile (k=1),
+          or is the cat the seat accused (k=2) this round;
+        - ``chip_counts[seat, colour]``: chips held by colour;
+        - ``face_up_counts[seat, colour]``: face-up Cafe Adler chips held by colour.
+        """
+        buffer = self.seat_tables
+        self.table_bits = buffer[:576].reshape(3, 6, 32)
+        self.chip_counts = buffer[576:594].reshape(6, 3)
+        self.face_up_counts = buffer[594:612].reshape(6, 3)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        for view in ("table_bits", "chip_counts", "face_up_counts"):
+            state.pop(view, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if "seat_tables" in state:
+            self._bind_tables()
 
     def give_chip(self, seat: int, chip: int) -> None:
         self.holdings[seat].append(chip)
@@ -379,6 +421,9 @@ class Game:
         """Invariant helper: every cat in the seat's row shows its clue."""
         return self.rows[seat] & ~CLUE_CATS[self.clues[seat]] == 0
 
+
+_SEAT_ORDERS = {n: list(permutations(range(n))) for n in (3, 4, 5)}
+"""Every order of the seats, for random accusation windows."""
 
 _BITS = np.unpackbits(np.arange(1 << 16, dtype="<u2").view(np.uint8).reshape(-1, 2), axis=1, bitorder="little")
 """_BITS[m] = the 16 bits of m, lowest first."""

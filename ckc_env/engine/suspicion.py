@@ -60,7 +60,7 @@ def window_order(game: Game) -> list[int]:
     n, drawer = game.n, game.last_drawer
     order = game.config.window_order
     if order == "random":
-        return [int(s) for s in game.rng.permutation(n)]
+        return game.random_seat_order()
     if order == "clockwise_from_drawer":
         return [(drawer + i) % n for i in range(n)]
     return [(drawer + 1 + i) % n for i in range(n)]

@@ -106,6 +106,11 @@ class PlayerView:
         return self._game.table_bits
 
     @property
+    def seat_tables(self):
+        """``table_bits``, ``chip_counts`` and ``face_up_counts`` in one flat buffer (all public)."""
+        return self._game.seat_tables
+
+    @property
     def card_order(self) -> list[tuple[int, int]]:
         """(drawer, card) of every card drawn this round, in order."""
         return self._game.card_order
