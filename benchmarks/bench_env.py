@@ -31,7 +31,7 @@ def drive(make_env: Callable[[], Any], games: int, seed: int) -> tuple[int, floa
     start = time.perf_counter()
     for game in range(games):
         aec.reset(seed=seed + game)
-        for agent in aec.agent_iter():
+        for _agent in aec.agent_iter():
             obs, _, terminated, truncated, _ = aec.last()
             if terminated or truncated:
                 aec.step(None)

@@ -43,8 +43,8 @@ _PUBLIC = [
     Piece(
         "drawer",
         (SEATS,),
-        "one-hot relative seat whose turn it is to draw (the last card's drawer while its window is open; "
-        "after the last card, the player after its drawer)",
+        "one-hot relative seat whose turn it is: the last card's drawer until that card's window closes "
+        "(also when the round ends inside it), then the next player to draw (also once the deck is empty)",
     ),
     Piece(
         "last_card",
@@ -82,7 +82,11 @@ _PUBLIC = [
         "chip_colours", (SEATS, 3), "chips of each relative seat by colour (gold, white, black) / 10", high=COUNT_HIGH
     ),
     Piece("face_up_adler", (SEATS, 3), "face-up Cafe Adler chips of each relative seat by colour / 2"),
-    Piece("targets", (N_CATS,), "cats that may be accused now (in a row, not accused)"),
+    Piece(
+        "targets",
+        (N_CATS,),
+        "cats in a row that nobody accused this round: the legal targets while accusations are open",
+    ),
     Piece("supply", (3,), "chips left in the supply by colour / 20"),
 ]
 _OWN = [

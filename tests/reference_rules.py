@@ -6,8 +6,8 @@ This module does not import anything from ``ckc_env``: it re-derives the rules f
 independent reading of the rules agrees with it, decision by decision and round by round.
 
 Everything random is fixed by a :class:`Deal` (the same things the env's reset options fix): the
-first player, each round's deck, clues and bag, and the order in which chips are taken. Two things
-stay random and cannot be predicted from the deal:
+first player, each round's deck, clues and bag, and the order in which chips are taken. Three
+things stay random and cannot be predicted from the deal:
 
 * the order of an accusation window with ``window_order="random"``: the referee then offers the
   *set* of players who may act next, and accepts whichever of them the environment asks;
@@ -15,17 +15,27 @@ stay random and cannot be predicted from the deal:
   been returned, the referee knows the order of the other black chips but not the Stasi chip's
   place among them, so when a hand-out could give it to one of several players it stops with a
   ``"chance_stasi"`` decision listing who could have taken it (``None`` = nobody), and is told the
-  answer with :meth:`Referee.resolve`.
+  answer with :meth:`Referee.resolve`;
+* which chip a Cafe Adler swap takes from the victim (RULES.md 8: a random one of that colour,
+  except face-up Cafe Adler chips): the referee stops with a ``"chance_adler"`` decision listing
+  the possible chips ``(value, is_hidden_adler)`` and is told which one the swapper got (the
+  swapper sees it, so the test reads it from the swapper's own observation).
 
-The Cafe Adler variant is not modelled (its swaps take a random chip of the victim).
+Where the env card leaves the order of a seat's several Cafe Adler decisions open, the referee
+offers the colours that may be decided next (``Decision.options``) and is told which one was asked.
 
 The referee is a generator-driven state machine: :attr:`Referee.pending` is the next
 :class:`Decision` (``None`` once the game is over), :meth:`Referee.step` applies a player's action.
 Round summaries are appended to :attr:`Referee.summaries` as rounds end.
 
+With ``clue_face="choose"`` the deal's clues only fix each seat's tile (feature); the face is the
+player's action. The env card does not say in which order the players choose, so the referee
+accepts any order among the players who have not chosen yet.
+
 Encodings (RULES.md 1, the env card): a cat is the 5-bit number whose bit i is set when the cat
 shows value A of feature i; a clue is ``2 * feature + side`` (side 0 = value A); investigator cards
-are card 32. Actions: 0 pass, 1 + c accuse cat c.
+are card 32. Actions: 0 pass, 1 + c accuse cat c, 35 keep, 36 + k - 1 swap with the player k
+seats clockwise.
 """
 
 from __future__ import annotations
@@ -35,8 +45,13 @@ from dataclasses import dataclass, field
 INVESTIGATOR = 32
 PASS = 0
 ACCUSE = 1
+CLUE_FACE_A = 33
+KEEP = 35
+SWAP = 36
 COLOURS = ("gold", "white", "black")
 STASI = "stasi"
+ADLER = "adler"
+ADLER_VALUE = {"gold": 3, "white": 1, "black": -1}  # the chip each replaced (RULES.md 8 [decision])
 STASI_KEPT_VALUE = -2
 DEFAULT_POOL = {"gold": [3, 3, 4, 4, 5], "white": [1] * 6 + [2] * 6, "black": [0] * 4 + [-1] * 4}
 
@@ -79,18 +94,25 @@ def colour_for(cat: int, clues: list[int]) -> str:
 class Rules:
     num_players: int
     window_order: str = "clockwise_from_drawer"  # or "clockwise_after_drawer", "random"
+    clue_face: str = "random"  # or "choose": the clue face is an action (RULES.md 3.1 [option])
     non_accuser_white: str = "chief_in_deck"  # or "chief_uncaught"
     stasi: bool = False
+    cafe_adler: bool = False
     max_rounds: int = 5
     target_points: int = 10
     chip_pool: dict = field(default_factory=lambda: {c: list(v) for c, v in DEFAULT_POOL.items()})
 
     def pool_tokens(self) -> dict[str, list]:
-        """The chips of the supply by colour (RULES.md 1, 7): values, plus "stasi"."""
+        """The chips of the supply by colour (RULES.md 1, 7, 8): values, plus "stasi" and "adler"."""
         pool = {c: list(self.chip_pool[c]) for c in COLOURS}
         if self.stasi:
             pool["black"].remove(-1)
             pool["black"].append(STASI)
+        if self.cafe_adler:
+            for colour, count in (("gold", 1), ("white", 2), ("black", 1)):
+                for _ in range(count):
+                    pool[colour].remove(ADLER_VALUE[colour])
+                    pool[colour].append(ADLER)
         return pool
 
 
@@ -107,11 +129,12 @@ class Deal:
     rounds: list[RoundDeal]
     chip_order: dict[str, list]  # colour -> tokens in the order they are taken
 
-    def as_options(self) -> dict:
-        """The env's reset options that fix this deal."""
+    def as_options(self, clue_face: str = "random") -> dict:
+        """The env's reset options that fix this deal (with ``clue_face="choose"`` only the tiles)."""
+        key, clues = ("tiles", lambda clues: [c // 2 for c in clues]) if clue_face == "choose" else ("clues", list)
         return {
             "first_player": self.first_player,
-            "rounds": [{"deck": list(r.deck), "clues": list(r.clues), "bag": list(r.bag)} for r in self.rounds],
+            "rounds": [{"deck": list(r.deck), key: clues(r.clues), "bag": list(r.bag)} for r in self.rounds],
             "chip_order": {c: list(v) for c, v in self.chip_order.items()},
         }
 
@@ -174,9 +197,10 @@ def _deck(rng, n: int, clues: list[int], first: int, bias: float) -> list[int]:
 
 @dataclass(frozen=True)
 class Decision:
-    kind: str  # "window", "forced_accusation" or "chance_stasi"
-    seats: tuple  # who may be asked now (one seat unless the window order is random)
+    kind: str  # "clue_face", "window", "forced_accusation", "cafe_adler", "chance_stasi" or "chance_adler"
+    seats: tuple  # who may be asked now (one seat unless the window order is random); chances: the answers
     legal: frozenset = frozenset()  # legal actions (the same for every seat in ``seats``)
+    options: dict | None = None  # cafe_adler: colour of the hidden chip -> legal actions
 
 
 class Referee:
@@ -190,15 +214,15 @@ class Referee:
         # supply: colour -> ordered list of tokens still to be taken
         self.supply = {c: list(deal.chip_order[c]) for c in COLOURS}
         self.stasi_floating = False  # the Stasi chip is in the black supply at an unknown place
-        self.chips = [[] for _ in range(n)]  # (colour, value) per seat
+        self.chips = [[] for _ in range(n)]  # per seat: (colour, value, kind), kind "plain", "hidden" or "up"
         self.stasi_kept_by = None  # holder of the Stasi chip at game end
-        self.stasi_card = None  # seat whose clue is exposed this round
+        self.stasi_card = None  # seat holding the Stasi card: its clue is exposed this round
         self.first_player = deal.first_player
         self.round_index = -1
         self.summaries: list[dict] = []
         self.game_over = False
         self.decisions = 0
-        self._chance_answer = None
+        self.counts = {"auto_accusations": 0, "forced_skips": 0, "investigator_windows": 0, "adler_taken_hidden": 0}
         self._new_round_state()
         self._game = self._play()
         self.pending: Decision | None = next(self._game)
@@ -209,22 +233,26 @@ class Referee:
         return len(self.supply[colour]) + (1 if colour == "black" and self.stasi_floating else 0)
 
     def points(self, seat: int) -> int:
-        total = sum(value for _, value in self.chips[seat])
+        total = sum(value for _, value, _ in self.chips[seat])
         if self.stasi_kept_by == seat:
             total += STASI_KEPT_VALUE
         return total
 
     def chip_values(self, seat: int) -> list[int]:
-        values = [value for _, value in self.chips[seat]]
+        values = [value for _, value, _ in self.chips[seat]]
         if self.stasi_kept_by == seat:
             values.append(STASI_KEPT_VALUE)
         return sorted(values)
 
     def colour_counts(self, seat: int) -> list[int]:
-        counts = [sum(1 for colour, _ in self.chips[seat] if colour == c) for c in COLOURS]
+        counts = [sum(1 for colour, _, _ in self.chips[seat] if colour == c) for c in COLOURS]
         if self.stasi_kept_by == seat:
             counts[2] += 1
         return counts
+
+    def adler_counts(self, seat: int, kind: str) -> list[int]:
+        """Cafe Adler chips of a seat by colour, ``kind`` "hidden" or "up"."""
+        return [sum(1 for colour, _, k in self.chips[seat] if colour == c and k == kind) for c in COLOURS]
 
     def targets(self) -> list[int]:
         """Cats that may be accused: in a row and not accused this round (RULES.md 4)."""
@@ -234,18 +262,24 @@ class Referee:
     def has_accused(self, seat: int) -> bool:
         return any(who == seat for who, _ in self.accusations)
 
-    def step(self, seat: int, action: int) -> None:
+    def step(self, seat: int, action: int, colour: str | None = None) -> None:
+        """Apply a decision; for ``cafe_adler`` also say which colour's chip was decided."""
         d = self.pending
-        assert d is not None and d.kind != "chance_stasi", d
+        assert d is not None and not d.kind.startswith("chance"), d
         assert seat in d.seats, (seat, d)
-        assert action in d.legal, (seat, action, d)
+        if d.kind == "cafe_adler":
+            assert colour in d.options, (colour, d)
+            assert action in d.options[colour], (seat, action, colour, d)
+            self.pending = self._game.send((seat, action, colour))
+        else:
+            assert action in d.legal, (seat, action, d)
+            self.pending = self._game.send((seat, action))
         self.decisions += 1
-        self.pending = self._game.send((seat, action))
 
     def resolve(self, answer) -> None:
-        """Tell a ``chance_stasi`` decision who took the Stasi chip (a seat or None)."""
+        """Answer a chance: who took the Stasi chip (a seat or None), or the chip a swap took."""
         d = self.pending
-        assert d is not None and d.kind == "chance_stasi", d
+        assert d is not None and d.kind.startswith("chance"), d
         assert answer in d.seats, (answer, d)
         self.pending = self._game.send(answer)
 
@@ -262,6 +296,8 @@ class Referee:
         self.last_card = None
         self.last_drawer = None
         self.phase = None
+        self.clues = [None] * self.n
+        self.bag = []
 
     def _play(self):
         for r in range(self.rules.max_rounds):
@@ -281,6 +317,15 @@ class Referee:
         self.clues = list(rd.clues)
         self.bag = list(rd.bag)
         self.deck = list(rd.deck)
+        if self.rules.clue_face == "choose":
+            # RULES.md 3.1 [option]: each player chooses which face of the drawn tile is up
+            self.phase = "clue_face"
+            tiles = [clue // 2 for clue in rd.clues]
+            self.clues = [None] * n
+            while None in self.clues:
+                candidates = tuple(s for s in range(n) if self.clues[s] is None)
+                who, action = yield Decision("clue_face", candidates, frozenset([CLUE_FACE_A, CLUE_FACE_A + 1]))
+                self.clues[who] = 2 * tiles[who] + (action - CLUE_FACE_A)
         drawer = self.first_player
         ended = False
         self.phase = "suspicion"
@@ -289,6 +334,7 @@ class Referee:
             self.last_card, self.last_drawer, self.drawer = card, drawer, drawer
             if card == INVESTIGATOR:
                 self.public_clues.append(self.bag[len(self.public_clues)])
+                self.counts["investigator_windows"] += 1
                 next_drawer = drawer  # the drawer draws again after the window
             else:
                 if has_clue(card, self.clues[drawer]):
@@ -310,8 +356,10 @@ class Referee:
                     continue
                 targets = self.targets()
                 if not targets:
+                    self.counts["forced_skips"] += 1
                     continue  # cannot accuse: counts as not having accused
                 if len(targets) == 1:
+                    self.counts["auto_accusations"] += 1
                     self.accusations.append((seat, targets[0]))  # no decision with one legal action
                     continue
                 legal = frozenset(ACCUSE + c for c in targets)
@@ -359,13 +407,9 @@ class Referee:
 
     def _take(self, colour: str, stasi_here: bool):
         """Take the next chip of a colour; None when the colour has run out."""
-        if colour == "black" and self.stasi_floating:
-            if stasi_here:
-                self.stasi_floating = False
-                return STASI
-            if not self.supply["black"]:
-                self.stasi_floating = False
-                return STASI
+        if colour == "black" and self.stasi_floating and stasi_here:
+            self.stasi_floating = False
+            return STASI
         if not self.supply[colour]:
             return None
         return self.supply[colour].pop(0)
@@ -390,7 +434,8 @@ class Referee:
             non_accuser_colour = "white" if not caught_by else "black"
         handout += [(seat, non_accuser_colour) for seat in non_accusers]
 
-        # the Stasi chip's place is unknown once it has been returned: ask who got it
+        # the Stasi chip's place is unknown once it has been returned: the black takers in order
+        # get the known chips, one of them (or nobody, if the known chips suffice) the Stasi chip
         stasi_taker = None
         if self.stasi_floating:
             black_takers = [seat for seat, colour in handout if colour == "black"]
@@ -403,19 +448,24 @@ class Referee:
                 stasi_taker = yield Decision("chance_stasi", options)
 
         received = []
-        rewards = [0] * n
         stasi_taken_by = None
         for seat, colour in handout:
             token = self._take(colour, seat == stasi_taker)
             received.append(token is not None)
             if token == STASI:
                 stasi_taken_by = seat  # shown, held until the hand-out is over
+            elif token == ADLER:
+                self.chips[seat].append((colour, ADLER_VALUE[colour], "hidden"))
             elif token is not None:
-                self.chips[seat].append((colour, token))
-                rewards[seat] += token
+                self.chips[seat].append((colour, token, "plain"))
         if stasi_taken_by is not None:
             self.stasi_floating = True  # back into the black supply, at a random place
             self.stasi_card = stasi_taken_by
+
+        swaps = []
+        if self.rules.cafe_adler:
+            self.phase = "cafe_adler"
+            yield from self._cafe_adler(swaps)
 
         next_first = caught_by[0] if caught_by else self.first_player
 
@@ -429,11 +479,11 @@ class Referee:
         if self.game_over and stasi_taken_by is not None:
             self.stasi_floating = False
             self.stasi_kept_by = stasi_taken_by  # kept in the last scoring phase: -2
-            rewards[stasi_taken_by] += STASI_KEPT_VALUE
 
         n_acc = len(self.accusations)
         summary = {
             "round": self.round_index + 1,
+            "first_player": self.first_player,  # this round's (not part of the env's summary)
             "clues": list(self.clues),
             "public_clues": list(self.public_clues),
             "bag_clues": self.bag[len(self.public_clues) :],
@@ -450,11 +500,11 @@ class Referee:
             ],
             "stasi_exposed": exposed,
             "stasi_taken_by": stasi_taken_by,
+            "swaps": swaps,
             "chip_colours": [self.colour_counts(s) for s in range(n)],
             "supply": [self.supply_count(c) for c in COLOURS],
             "next_first_player": next_first,
             "game_over": self.game_over,
-            "rewards": rewards,
         }
         if self.game_over:
             totals = [self.points(s) for s in range(n)]
@@ -465,4 +515,44 @@ class Referee:
             summary["gold"] = gold
             summary["winners"] = [s for s in range(n) if totals[s] == best and gold[s] == best_gold]
         self.summaries.append(summary)
-        self.first_player = next_first
+        if not self.game_over:
+            self.first_player = next_first
+
+    def _cafe_adler(self, swaps: list[dict]):
+        """Cafe Adler decisions (RULES.md 8; env card): seat by seat clockwise from the round's first
+        player, once for each hidden Adler chip the seat holds at its turn; a chip with no possible
+        swap is not asked about. RULES.md 8 offers a decision "once per holder and chip": a hidden
+        Adler chip the seat takes from its victim in a swap is a new (holder, chip) pair, so it is
+        offered too, in the same turn."""
+        n = self.n
+        for i in range(n):
+            seat = (self.first_player + i) % n
+            todo = [colour for colour, _, kind in self.chips[seat] if kind == "hidden"]
+            while todo:
+                options = {}
+                for colour in set(todo):
+                    victims = [
+                        v for v in range(n) if v != seat and any(c == colour and k != "up" for c, _, k in self.chips[v])
+                    ]
+                    if victims:
+                        options[colour] = frozenset([KEEP] + [SWAP + (v - seat) % n - 1 for v in victims])
+                if not options:
+                    break
+                _, action, colour = yield Decision("cafe_adler", (seat,), options=options)
+                todo.remove(colour)
+                if action == KEEP:
+                    continue
+                victim = (seat + action - SWAP + 1) % n
+                possible = tuple(
+                    sorted({(v, k == "hidden") for c, v, k in self.chips[victim] if c == colour and k != "up"})
+                )
+                value, hidden = (yield Decision("chance_adler", possible)) if len(possible) > 1 else possible[0]
+                taken = (colour, value, "hidden" if hidden else "plain")
+                self.chips[victim].remove(taken)
+                self.chips[seat].remove((colour, ADLER_VALUE[colour], "hidden"))
+                self.chips[seat].append(taken)
+                self.chips[victim].append((colour, ADLER_VALUE[colour], "up"))
+                swaps.append({"seat": seat, "with": victim, "colour": colour})
+                if hidden:
+                    todo.append(colour)  # a chip this seat has not been offered yet
+                    self.counts["adler_taken_hidden"] += 1

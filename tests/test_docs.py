@@ -1,0 +1,65 @@
+"""The docs say what the code does: the env card is current and complete, the README's commands exist."""
+
+import re
+from pathlib import Path
+
+import ckc_env
+from ckc_env import GameConfig
+from ckc_env.env_card import env_card
+from ckc_env.observation import OBSERVATION, STATE
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_docs_env_card_is_current():
+    assert (ROOT / "docs" / "env_card.md").read_text() == env_card(), (
+        "run: python -m ckc_env.env_card > docs/env_card.md"
+    )
+
+
+def test_env_card_is_the_module_docstring_with_generated_tables():
+    card = ckc_env.checkpoint_charlie.__doc__
+    assert OBSERVATION.markdown_table() in card
+    assert STATE.markdown_table() in card
+    assert f"({OBSERVATION.size},)" in card and f"({STATE.size},)" in card
+    for section in ("Arguments", "Action space", "Observation space", "State", "Rewards", "Starting state"):
+        assert f"## {section}" in card
+    for section in ("Episode end", "Infos", "Illegal actions", "Rule decisions", "Version history"):
+        assert f"## {section}" in card
+
+
+def test_env_card_lists_every_argument():
+    arguments = ckc_env.checkpoint_charlie.__doc__.split("## Arguments")[1].split("## Action space")[0]
+    for name in [*GameConfig.fields(), "reward", "render_mode"]:
+        assert f"| `{name}` |" in arguments, name
+
+
+def test_every_option_of_the_rules_is_a_config_field():
+    """Each [option] of RULES.md maps to a GameConfig field with the stated default."""
+    rules = (ROOT / "docs" / "RULES.md").read_text()
+    # The introduction mentions [option] once; five clauses carry it. A new one must be added here
+    # and to GameConfig.
+    assert rules.count("[option]") == 1 + 5
+    defaults = GameConfig()
+    assert defaults.chip_pool["gold"] == (3, 3, 4, 4, 5)  # 1: the pool is configurable
+    assert defaults.first_player == "random"  # 2: random or fixed
+    assert defaults.clue_face == "random"  # 3.1: chosen by the player as an action
+    assert defaults.window_order == "random"  # 4: random, clockwise_from_drawer, clockwise_after_drawer
+    assert defaults.non_accuser_white == "chief_in_deck"  # 5: chief_uncaught
+
+
+def test_every_decision_of_the_rules_is_documented():
+    rules = (ROOT / "docs" / "RULES.md").read_text()
+    card = ckc_env.checkpoint_charlie.__doc__.split("## Rule decisions")[1]
+    assert rules.count("[decision]") == 1 + 4  # the introduction; pool, clue face, windows, Adler values
+    for phrase in ("default chip pool", "clue face is tossed", "accusation windows", "Cafe Adler chip is worth"):
+        assert phrase in card
+
+
+def test_readme_opens_with_the_two_commands():
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"^python3 -m venv .*$", readme, flags=re.M)
+    assert len(commands) >= 2
+    assert "python -m ckc_env.play" in commands[0]
+    assert "pytest" in commands[1]
+    assert readme.index(commands[0]) < 400
