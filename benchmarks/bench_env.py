@@ -2,8 +2,9 @@
 
 Every environment is driven by the same loop (``env()`` as users build it, ``agent_iter``,
 ``last``, a uniformly random legal action from the action mask, ``step``), for a fixed number of
-games, repeated; the figures are medians over the repeats and the ratios compare each of our
-player counts with each reference measured in this same process, so they hold on any machine.
+games, repeated round-robin; the figures are medians over the repeats and the ratios compare
+each of our player counts with each reference measured in the same rounds of this same process,
+so they hold on any machine.
 
     pip install -e ".[bench]"
     python benchmarks/bench_env.py                 # default: 5 repeats
@@ -68,32 +69,38 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     warnings.filterwarnings("ignore")
 
     envs = {**ours(), **references()}
-    results: dict[str, dict[str, float]] = {}
+    games: dict[str, int] = {}
     for name, make_env in envs.items():
         steps, _ = drive(make_env, games=20, seed=args.seed)  # warm-up, and steps per game
-        games = max(1, round(args.steps / (steps / 20)))
-        step_rates, game_rates = [], []
-        # Repeats are interleaved with nothing else; each is a fresh env and fresh games.
-        for repeat in range(args.repeats):
-            steps, seconds = drive(make_env, games=games, seed=args.seed + 1000 * (repeat + 1))
-            step_rates.append(steps / seconds)
-            game_rates.append(games / seconds)
+        games[name] = max(1, round(args.steps / (steps / 20)))
+    # Repeats go round-robin over the environments, so a slower or faster spell of the machine
+    # touches every environment alike; ratios are taken within each round, then the median.
+    rates: dict[str, list[tuple[float, float, float]]] = {name: [] for name in envs}
+    for repeat in range(args.repeats):
+        for name, make_env in envs.items():
+            steps, seconds = drive(make_env, games=games[name], seed=args.seed + 1000 * (repeat + 1))
+            rates[name].append((steps / seconds, games[name] / seconds, steps / games[name]))
+    results: dict[str, dict[str, float]] = {}
+    for name in envs:
         results[name] = {
-            "steps_per_s": statistics.median(step_rates),
-            "games_per_s": statistics.median(game_rates),
-            "steps_per_game": steps / games,
+            "steps_per_s": statistics.median(r[0] for r in rates[name]),
+            "games_per_s": statistics.median(r[1] for r in rates[name]),
+            "steps_per_game": statistics.mean(r[2] for r in rates[name]),
         }
         print(
             f"{name:30s} {results[name]['steps_per_s']:9.0f} steps/s  {results[name]['games_per_s']:8.1f} games/s"
-            f"  ({results[name]['steps_per_game']:.1f} steps/game)",
-            flush=True,
+            f"  ({results[name]['steps_per_game']:.1f} steps/game)"
         )
 
-    print("\nsteps/s ratio (ours / reference), same run:")
+    print("\nsteps/s ratio (ours / reference), median over rounds of the same run:")
     refs = list(references())
     print(f"{'':30s} " + " ".join(f"{r:>16s}" for r in refs))
     for name in ours():
-        ratios = [results[name]["steps_per_s"] / results[r]["steps_per_s"] for r in refs]
+        ratios = [
+            statistics.median(mine[0] / theirs[0] for mine, theirs in zip(rates[name], rates[r], strict=True))
+            for r in refs
+        ]
+        results[name]["ratio_to"] = dict(zip(refs, ratios, strict=True))
         print(f"{name:30s} " + " ".join(f"{x:16.2f}" for x in ratios))
     if args.json:
         with open(args.json, "w") as handle:

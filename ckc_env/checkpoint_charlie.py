@@ -74,7 +74,7 @@ actions of the agent to act and all zeros for the others.
 ## State
 
 `state()` returns the full state for centralised critics: the public pieces as seen from seat 0
-(seats absolute) plus every hidden piece:
+(seats absolute; `decision` is the acting seat's) plus every hidden piece:
 
 {STATE_TABLE}
 
@@ -261,7 +261,7 @@ class raw_env(AECEnv):
         seat = self._seat[agent]
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
         if seat == self.game.current_seat:
-            self.game.legal_mask(mask)
+            self.game.fill_legal_mask(mask)
         return {"observation": encode_observation(self.game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:

@@ -111,8 +111,9 @@ _HIDDEN = [
 OBSERVATION = Layout(_PUBLIC + _OWN)
 """The observation vector of one player."""
 
-STATE = Layout([p for p in _PUBLIC if p.name != "decision"] + _HIDDEN)
-"""The full state (seats absolute: relative to seat 0), for centralised critics."""
+STATE = Layout(_PUBLIC + _HIDDEN)
+"""The full state (seats absolute: relative to seat 0; ``decision`` is the acting seat's), for
+centralised critics."""
 
 _BITS16 = np.unpackbits(
     np.arange(1 << 16, dtype="<u2").view(np.uint8).reshape(-1, 2), axis=1, bitorder="little"
@@ -162,6 +163,24 @@ def _static_part(layout: Layout, view: PlayerView) -> np.ndarray:
     return entry[1].copy()
 
 
+_P = {name: OBSERVATION.offsets[name] for name in (p.name for p in _PUBLIC)}
+assert all(STATE.offsets[name] == offset for name, offset in _P.items())  # one public prefix for both
+_ROWS, _TARGETS, _ROUND, _FIRST, _DRAWER = _P["rows"], _P["targets"], _P["round"], _P["first_player"], _P["drawer"]
+_LAST_CARD, _LAST_DRAWER, _STASI, _PUBLIC_CLUES = (
+    _P["last_card"],
+    _P["last_drawer"],
+    _P["stasi_card"],
+    _P["public_clues"],
+)
+_EXPOSED, _ORDER, _DECK, _INVESTIGATORS = (
+    _P["exposed_clues"],
+    _P["accusation_order"],
+    _P["deck_size"],
+    _P["investigators_left"],
+)
+_SUPPLY = _P["supply"]
+
+
 def _public(layout: Layout, view: PlayerView) -> tuple[np.ndarray, memoryview]:
     """A vector with the public pieces seen from ``view.seat`` (everything here is known at the table).
 
@@ -169,37 +188,37 @@ def _public(layout: Layout, view: PlayerView) -> tuple[np.ndarray, memoryview]:
     than NumPy's scalar indexing (this runs at every step).
     """
     seat, n = view.seat, view.num_players
-    o = layout.offsets
     out = _static_part(layout, view)
-    block = out[o["rows"] : o["rows"] + _SEAT_BLOCK_SIZE]
+    block = out[_ROWS : _ROWS + _SEAT_BLOCK_SIZE]
     view.seat_tables.take(_SEAT_BLOCK_INDEX[n, seat], out=block, mode="clip")  # indices are in range
     block *= _SEAT_BLOCK_SCALE
     targets = view.targets
-    out[o["targets"] : o["targets"] + 16] = _BITS16[targets & 0xFFFF]
-    out[o["targets"] + 16 : o["targets"] + 32] = _BITS16[targets >> 16]
+    out[_TARGETS : _TARGETS + 16] = _BITS16[targets & 0xFFFF]
+    out[_TARGETS + 16 : _TARGETS + 32] = _BITS16[targets >> 16]
 
     mv = memoryview(out)
-    mv[o["round"] + view.round_index] = 1.0
-    mv[o["first_player"] + (view.first_player - seat) % n] = 1.0
-    mv[o["drawer"] + (view.drawer - seat) % n] = 1.0
+    mv[_ROUND + view.round_index] = 1.0
+    mv[_FIRST + (view.first_player - seat) % n] = 1.0
+    mv[_DRAWER + (view.drawer - seat) % n] = 1.0
     last_card = view.last_card
     if last_card >= 0:
-        mv[o["last_card"] + last_card] = 1.0
-        mv[o["last_drawer"] + (view.last_drawer - seat) % n] = 1.0
+        mv[_LAST_CARD + last_card] = 1.0
+        mv[_LAST_DRAWER + (view.last_drawer - seat) % n] = 1.0
     stasi_card = view.stasi_card
     if stasi_card >= 0:
-        mv[o["stasi_card"] + (stasi_card - seat) % n] = 1.0
+        mv[_STASI + (stasi_card - seat) % n] = 1.0
     for clue in view.public_clues:
-        mv[o["public_clues"] + clue] = 1.0
+        mv[_PUBLIC_CLUES + clue] = 1.0
     for holder, clue in view.exposed_clues.items():
-        mv[o["exposed_clues"] + ((holder - seat) % n) * N_CLUES + clue] = 1.0
-    base = o["accusation_order"]
+        mv[_EXPOSED + ((holder - seat) % n) * N_CLUES + clue] = 1.0
     for position, (who, _) in enumerate(view.accusations):
-        mv[base + ((who - seat) % n) * MAX_ACCUSATIONS + position] = 1.0
-    mv[o["deck_size"]] = view.deck_size / MAX_DECK
-    mv[o["investigators_left"]] = view.investigators_left / 2
-    for c, count in enumerate(view.supply_counts):
-        mv[o["supply"] + c] = count / MAX_CHIPS_PER_COLOUR
+        mv[_ORDER + ((who - seat) % n) * MAX_ACCUSATIONS + position] = 1.0
+    mv[_DECK] = view.deck_size / MAX_DECK
+    mv[_INVESTIGATORS] = view.investigators_left / 2
+    supply = view.supply_counts
+    mv[_SUPPLY] = supply[0] / MAX_CHIPS_PER_COLOUR
+    mv[_SUPPLY + 1] = supply[1] / MAX_CHIPS_PER_COLOUR
+    mv[_SUPPLY + 2] = supply[2] / MAX_CHIPS_PER_COLOUR
     return out, mv
 
 
@@ -241,6 +260,7 @@ def encode_state(game: Game) -> np.ndarray:
     out, mv = _public(layout, PlayerView(game, 0))
     if game.current_seat >= 0:
         mv[o["acting_seat"] + game.current_seat] = 1.0
+        mv[o["decision"] + game.pending_kind] = 1.0
     for s, clue in enumerate(game.clues):
         if clue >= 0:
             mv[o["clues"] + s * N_CLUES + clue] = 1.0

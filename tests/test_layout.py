@@ -514,6 +514,7 @@ def expected_state(game) -> dict[str, np.ndarray]:
     out.update(
         {
             "acting_seat": one_hot(game.current_seat, SEATS),
+            "decision": one_hot(game.pending_kind if game.current_seat >= 0 else None, 4),
             "clues": per_seat(10, lambda s: one_hot(game.clues[s], 10)),
             "bag": bits(game.bag, 10),
             "chief": one_hot(chief, 32),

@@ -211,10 +211,11 @@ def check_observation(obs: dict, ref: Referee, seat: int, kind: str | None, colo
     compare_vector(OBSERVATION, SLICES, obs["observation"], pieces, f"observation of seat {seat} ({kind})")
 
 
-def check_state(state: np.ndarray, ref: Referee, acting: int | None) -> None:
-    """``state()``: the public pieces seen from seat 0 plus every hidden piece."""
+def check_state(state: np.ndarray, ref: Referee, acting: int | None, kind: str | None = None) -> None:
+    """``state()``: the public pieces seen from seat 0 (``decision``: the acting seat's) plus every hidden piece."""
     n = ref.n
     public = expected_observation(ref, 0, None, None)
+    public["decision"] = one_hot(4, None if kind is None else KIND_INDEX[kind])
     pieces = {name: value for name, value in public.items() if name in STATE_SLICES}
     clues = np.zeros((5, 10))
     for s in range(n):
@@ -372,7 +373,7 @@ def play(rules: Rules, deal: Deal, rng: random.Random, pass_prob: float, stats: 
         assert legal == sorted(want), f"{agent} {d.kind}: env legal {legal} != reference {sorted(want)}"
         check_observation(obs, ref, seat, d.kind, colour)
         if rng.random() < 0.25:
-            check_state(env.state(), ref, seat)
+            check_state(env.state(), ref, seat, d.kind)
         other = rng.choice(env.possible_agents)  # someone else's view of the same moment
         if other != agent:
             other_obs = env.observe(other)

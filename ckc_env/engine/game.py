@@ -299,9 +299,8 @@ class Game:
             return [KEEP] + [SWAP + k - 1 for k in offsets]
         return []
 
-    def legal_mask(self, out: np.ndarray) -> np.ndarray:
-        """Fill ``out`` (length N_ACTIONS) with 1 at the legal actions of the pending decision."""
-        out[:] = 0
+    def fill_legal_mask(self, out: np.ndarray) -> np.ndarray:
+        """Set ``out`` (zeros, length N_ACTIONS) to 1 at the legal actions of the pending decision."""
         kind = self.pending_kind
         if kind in (WINDOW, FORCED_ACCUSATION):
             free = suspicion.targets(self)
