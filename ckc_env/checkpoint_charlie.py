@@ -285,7 +285,7 @@ class raw_env(AECEnv):
             )
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        game.step(index)
+        game.apply(index)  # checked above
         # Every agent is live until the game ends, when all end at once: seats index possible_agents.
         gained = game.pop_rewards()
         if self.reward_scheme == "win":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .config import MAX_CHIPS_PER_COLOUR
+from .engine.actions import CAFE_ADLER
 from .engine.cards import INVESTIGATOR, N_CATS, N_CLUES
 from .engine.chips import STASI_KEPT_VALUE
 from .engine.game import Game
@@ -236,17 +237,19 @@ def encode_observation(game: Game, seat: int) -> np.ndarray:
     kind = view.decision_kind
     if kind >= 0:
         mv[o["decision"] + kind] = 1.0
+        if kind == CAFE_ADLER:
+            mv[o["adler_decision"] + view.decision_chip_colour] = 1.0
     mv[o["own_tile"] + view.own_tile] = 1.0
-    if view.own_clue >= 0:
-        mv[o["own_clue"] + view.own_clue] = 1.0
+    clue = view.own_clue
+    if clue >= 0:
+        mv[o["own_clue"] + clue] = 1.0
     values = view.own_chip_values
-    _value_counts(mv, o["own_chip_values"], values)
-    mv[o["own_points"]] = sum(values) / 10
-    for c, count in enumerate(view.own_hidden_adler_counts()):
-        mv[o["own_hidden_adler"] + c] = count / 2
-    colour = view.decision_chip_colour
-    if colour >= 0:
-        mv[o["adler_decision"] + colour] = 1.0
+    if values:
+        _value_counts(mv, o["own_chip_values"], values)
+        mv[o["own_points"]] = sum(values) / 10
+        if view.config.cafe_adler:
+            for c, count in enumerate(view.own_hidden_adler_counts()):
+                mv[o["own_hidden_adler"] + c] = count / 2
     return out
 
 

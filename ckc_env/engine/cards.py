@@ -63,6 +63,12 @@ def matches(cat: int, chief: int) -> int:
     return N_FEATURES - (cat ^ chief).bit_count()
 
 
+ASSISTANTS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted(chief ^ (1 << f) for f in range(N_FEATURES))) for chief in range(N_CATS)
+)
+"""The five assistants of each possible chief: the cats differing from him in one feature."""
+
+
 def cat_name(cat: int) -> str:
     """Compact name: one letter per feature, capital letters for value A (e.g. ``HsTnG``: hat, no sunglasses, trench coat, no newspaper, grey)."""
     return "".join(FEATURE_LETTERS[f] if (cat >> f) & 1 else FEATURE_LETTERS[f].lower() for f in range(N_FEATURES))

@@ -30,6 +30,11 @@ class ChipPool:
     value: tuple[int, ...]
     kind: tuple[int, ...]
 
+    @property
+    def points(self) -> tuple[int, ...]:
+        """What each chip counts in a total: its value, and -2 for the Stasi chip (held only when kept)."""
+        return tuple(STASI_KEPT_VALUE if k == STASI else v for v, k in zip(self.value, self.kind, strict=True))
+
     def __len__(self) -> int:
         return len(self.colour)
 

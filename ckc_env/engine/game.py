@@ -35,7 +35,7 @@ from .actions import (
     WINDOW,
     action_to_string,
 )
-from .cards import CLUE_CATS, INVESTIGATOR, cats_in, matches
+from .cards import ASSISTANTS, CLUE_CATS, INVESTIGATOR, cats_in
 from .chips import ChipPool, build_pool, shuffled_supply
 from .options import ResetOptions, parse_reset_options
 
@@ -52,6 +52,7 @@ class Game:
         self.config = config if config is not None else GameConfig()
         self.n = self.config.num_players
         self.pool: ChipPool = build_pool(self.config)
+        self.chip_points = self.pool.points
         self.rng = np.random.default_rng()
         self.options = ResetOptions()
         self.phase = GAME_OVER
@@ -260,7 +261,7 @@ class Game:
             "stasi_exposed": None if self.stasi_exposed < 0 else self.stasi_exposed,
             "chief": chief,
             "chief_drawn": chief not in self.deck[self.deck_pos :],
-            "assistants": [c for c in range(32) if matches(c, chief) == 4],
+            "assistants": list(ASSISTANTS[chief]),
             "accusations": [
                 {"seat": r["seat"], "cat": r["cat"], "colour": COLOURS[r["colour"]], "received": r["chip"] is not None}
                 for r in self.served
@@ -334,6 +335,10 @@ class Game:
                 f"({DECISION_KINDS[self.pending_kind]}): legal actions are "
                 + ", ".join(f"{a} ({action_to_string(a)})" for a in legal)
             )
+        self.apply(action)
+
+    def apply(self, action: int) -> None:
+        """``step`` without the legality check, for callers that have made it (the environment)."""
         seat, kind = self.pending_seat, self.pending_kind
         if kind == WINDOW:
             if action != PASS:
@@ -414,7 +419,10 @@ class Game:
             self.face_up_counts[seat, self.pool.colour[chip]] -= 1
 
     def colour_counts(self, seat: int) -> list[int]:
-        return [int(c) for c in self.chip_counts[seat]]
+        counts = [0, 0, 0]
+        for chip in self.holdings[seat]:
+            counts[self.pool.colour[chip]] += 1
+        return counts
 
     def clue_matches_row(self, seat: int) -> bool:
         """Invariant helper: every cat in the seat's row shows its clue."""

@@ -20,23 +20,23 @@ def deal_tiles(game: Game, setup: RoundSetup) -> None:
         if setup.bag is not None:
             bag = list(setup.bag)
         else:
-            rest = [rest[i] for i in rng.permutation(len(rest))]
-            bag = [2 * f + int(rng.integers(2)) for f in rest]
+            rest = [rest[i] for i in rng.permutation(len(rest)).tolist()]
+            bag = [2 * f + side for f, side in zip(rest, rng.integers(2, size=len(rest)).tolist(), strict=True)]
     elif setup.bag is not None:
         bag = list(setup.bag)
         free = [f for f in range(N_FEATURES) if f not in {c >> 1 for c in bag}]
-        tiles = [free[i] for i in rng.permutation(len(free))]
+        tiles = [free[i] for i in rng.permutation(len(free)).tolist()]
     else:
-        order = [int(f) for f in rng.permutation(N_FEATURES)]
+        order = rng.permutation(N_FEATURES).tolist()
         tiles = order[:n]
-        bag = [2 * f + int(rng.integers(2)) for f in order[n:]]
+        bag = [2 * f + side for f, side in zip(order[n:], rng.integers(2, size=5 - n).tolist(), strict=True)]
     game.tiles = tiles
     game.bag = bag
     if setup.clues is not None:
         game.clues = list(setup.clues)
     elif game.config.clue_face == "random":
         # [decision] RULES.md 3.1: the face is a coin toss unless the players choose it.
-        game.clues = [2 * f + int(rng.integers(2)) for f in tiles]
+        game.clues = [2 * f + side for f, side in zip(tiles, rng.integers(2, size=n).tolist(), strict=True)]
     else:
         game.clues = [-1] * n
 
@@ -47,11 +47,11 @@ def deal_deck(game: Game, setup: RoundSetup) -> None:
         game.deck = list(setup.deck)
         return
     rng = game.rng
-    cats = [int(c) for c in rng.permutation(N_CATS)]
+    cats = rng.permutation(N_CATS).tolist()
     k = game.config.investigator_cards
     if k:
         first = cats[:16] + [INVESTIGATOR] * k
-        first = [first[i] for i in rng.permutation(len(first))]
+        first = [first[i] for i in rng.permutation(len(first)).tolist()]
         cats = first + cats[16:]
     game.deck = cats
 

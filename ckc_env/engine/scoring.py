@@ -84,11 +84,13 @@ def keep_stasi_chip(game: Game, seat: int) -> None:
 
 
 def chip_value(game: Game, chip: int) -> int:
-    return STASI_KEPT_VALUE if game.pool.kind[chip] == STASI else game.pool.value[chip]
+    """What a held chip counts: its printed value, -2 for the Stasi chip (held only when kept)."""
+    return game.chip_points[chip]
 
 
 def total(game: Game, seat: int) -> int:
-    return sum(chip_value(game, chip) for chip in game.holdings[seat])
+    points = game.chip_points
+    return sum(points[chip] for chip in game.holdings[seat])
 
 
 def hidden_adler_chips(game: Game, seat: int) -> list[int]:
