@@ -35,7 +35,7 @@ from .actions import (
     WINDOW,
     action_to_string,
 )
-from .cards import ASSISTANTS, CLUE_CATS, INVESTIGATOR, cats_in
+from .cards import ASSISTANTS, INVESTIGATOR, cats_in
 from .chips import ChipPool, build_pool, shuffled_supply
 from .options import ResetOptions, parse_reset_options
 
@@ -423,10 +423,6 @@ class Game:
         for chip in self.holdings[seat]:
             counts[self.pool.colour[chip]] += 1
         return counts
-
-    def clue_matches_row(self, seat: int) -> bool:
-        """Invariant helper: every cat in the seat's row shows its clue."""
-        return self.rows[seat] & ~CLUE_CATS[self.clues[seat]] == 0
 
 
 _SEAT_ORDERS = {n: list(permutations(range(n))) for n in (3, 4, 5)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..config import BLACK, COLOURS, GOLD, WHITE
+from ..config import BLACK, GOLD, WHITE
 from .cards import matches
 from .chips import ADLER, STASI, STASI_KEPT_VALUE
 
@@ -144,7 +144,3 @@ def winners(game: Game) -> list[int]:
     keys = [(total(game, seat), gold_count(game, seat)) for seat in range(game.n)]
     best = max(keys)
     return [seat for seat in range(game.n) if keys[seat] == best]
-
-
-def colour_name(colour: int | None) -> str | None:
-    return None if colour is None else COLOURS[colour]

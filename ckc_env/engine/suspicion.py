@@ -41,10 +41,6 @@ def targets(game: Game) -> int:
     return game.row_cats & ~game.accused_cats
 
 
-def may_accuse(game: Game, seat: int) -> bool:
-    return game.accused_by[seat] < 0 and targets(game) != 0
-
-
 def accuse(game: Game, seat: int, cat: int) -> None:
     """A final accusation; the round ends at once when all players but one have accused."""
     game.accused_by[seat] = cat

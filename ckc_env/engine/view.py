@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from . import scoring
 from .actions import CAFE_ADLER
-from .chips import ADLER, STASI
 from .game import SCORING
 
 if TYPE_CHECKING:
@@ -204,14 +203,6 @@ class PlayerView:
             counts[game.pool.colour[chip]] += 1
         return counts
 
-    def own_holds_stasi(self) -> bool:
-        game = self._game
-        return any(game.pool.kind[c] == STASI for c in game.holdings[self.seat])
-
     @property
     def supply_counts(self) -> list[int]:
         return [len(s) for s in self._game.supply]
-
-    @property
-    def adler_in_play(self) -> bool:
-        return any(k == ADLER for k in self._game.pool.kind)
