@@ -41,6 +41,7 @@ decision that has only one legal action (such as a forced accusation with a sing
 | `max_rounds` | 5 | 1..5 | rounds at most (extension; the rules say 5) |
 | `target_points` | 10 | 1..50 | points that end the game (extension; the rules say 10) |
 | `reward` | `"points"` | `"points"`, `"win"` | reward scheme (below) |
+| `belief_features` | False | bool | append the exact beliefs to the observation (below) |
 | `render_mode` | None | None, `"ansi"`, `"human"` | text rendering |
 
 Rule presets: `configs/rules/{base,stasi,adler,both}.yaml`, loaded with
@@ -70,6 +71,14 @@ zeros, flagged in `seat_present`). `observation["action_mask"]` (int8, 40) is 1 
 actions of the agent to act and all zeros for the others.
 
 {OBSERVATION_TABLE}
+
+With `belief_features=True` the vector is {BELIEF_SIZE} long: the pieces above, then the exact
+posterior of the observer's information set (`ckc_env.beliefs`: every hidden assignment of clues
+consistent with the rows, discards and revealed clues is equally likely; what other players'
+accusations and passes reveal is ignored), for agents that should not have to learn deduction
+from scratch:
+
+{BELIEF_TABLE}
 
 ## State
 
@@ -147,7 +156,7 @@ Decisions of this environment where RULES.md is silent:
 
 ## Version history
 
-- v0: initial release.
+- v0: initial release (with the `belief_features` observation option).
 """
 
 from __future__ import annotations
@@ -166,13 +175,15 @@ from .config import GameConfig
 from .engine.actions import N_ACTIONS, action_to_string
 from .engine.game import Game
 from .engine.view import PlayerView
-from .observation import OBSERVATION, STATE, encode_observation, encode_state
+from .observation import OBSERVATION, OBSERVATION_WITH_BELIEFS, STATE, encode_observation, encode_state
 from .render import render_text
 
 __doc__ = (
     __doc__.replace("{OBSERVATION_TABLE}", OBSERVATION.markdown_table())
     .replace("{STATE_TABLE}", STATE.markdown_table())
     .replace("{OBS_SIZE}", str(OBSERVATION.size))
+    .replace("{BELIEF_SIZE}", str(OBSERVATION_WITH_BELIEFS.size))
+    .replace("{BELIEF_TABLE}", OBSERVATION_WITH_BELIEFS.markdown_table(start=OBSERVATION.size))
     .replace("{STATE_SIZE}", str(STATE.size))
 )
 
@@ -198,25 +209,31 @@ class raw_env(AECEnv):
         "is_parallelizable": False,
     }
 
-    def __init__(self, render_mode: str | None = None, reward: str = "points", **rules: Any) -> None:
+    def __init__(
+        self, render_mode: str | None = None, reward: str = "points", belief_features: bool = False, **rules: Any
+    ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"invalid render_mode={render_mode!r}: accepted values are None, 'ansi', 'human'")
         if reward not in REWARD_CHOICES:
             raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win'")
+        if not isinstance(belief_features, bool):
+            raise ValueError(f"invalid belief_features={belief_features!r}: accepted values are True, False")
         unknown = sorted(set(rules) - set(GameConfig.fields()))
         if unknown:
-            accepted = ["render_mode", "reward", *GameConfig.fields()]
+            accepted = ["render_mode", "reward", "belief_features", *GameConfig.fields()]
             raise ValueError(f"unknown argument(s) {unknown}: accepted arguments are {accepted}")
         self.config = GameConfig(**rules)
         self.render_mode = render_mode
         self.reward_scheme = reward
+        self.belief_features = belief_features
+        self.observation_layout = OBSERVATION_WITH_BELIEFS if belief_features else OBSERVATION
         self.game = Game(self.config)
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        low, high = OBSERVATION.bounds()
+        low, high = self.observation_layout.bounds()
         self.action_spaces = {agent: spaces.Discrete(N_ACTIONS) for agent in self.possible_agents}
         self.observation_spaces = {
             agent: spaces.Dict(
@@ -262,7 +279,7 @@ class raw_env(AECEnv):
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
         if seat == self.game.current_seat:
             self.game.fill_legal_mask(mask)
-        return {"observation": encode_observation(self.game, seat), "action_mask": mask}
+        return {"observation": encode_observation(self.game, seat, self.observation_layout), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         return encode_state(self.game)

@@ -48,12 +48,14 @@ class Layout:
         high = np.concatenate([np.full(p.size, p.high, np.float32) for p in self.pieces])
         return low, high
 
-    def markdown_table(self) -> str:
-        """The index table of the env card."""
+    def markdown_table(self, start: int = 0) -> str:
+        """The index table of the env card (from the piece at offset ``start`` on)."""
         rows = ["| index | name | shape | range | meaning |", "|---|---|---|---|---|"]
         for p in self.pieces:
-            start = self.offsets[p.name]
-            index = f"{start}" if p.size == 1 else f"{start}-{start + p.size - 1}"
+            first = self.offsets[p.name]
+            if first < start:
+                continue
+            index = f"{first}" if p.size == 1 else f"{first}-{first + p.size - 1}"
             shape = "x".join(map(str, p.shape))
             rows.append(f"| {index} | `{p.name}` | {shape} | {p.low:g}..{p.high:g} | {p.meaning} |")
         return "\n".join(rows)

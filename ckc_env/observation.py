@@ -112,6 +112,13 @@ _HIDDEN = [
 OBSERVATION = Layout(_PUBLIC + _OWN)
 """The observation vector of one player."""
 
+_BELIEFS = [
+    Piece("belief_chief", (N_CATS,), "exact posterior P(cat is the chief spy) from the observer's information set"),
+    Piece("belief_assistant", (N_CATS,), "exact posterior P(cat is an assistant)"),
+    Piece("belief_clues", (SEATS, N_CLUES), "exact posterior of each relative seat's clue"),
+]
+OBSERVATION_WITH_BELIEFS = Layout(_PUBLIC + _OWN + _BELIEFS)
+"""The observation with ``belief_features=True``: the same pieces, then the exact beliefs."""
 STATE = Layout(_PUBLIC + _HIDDEN)
 """The full state (seats absolute: relative to seat 0; ``decision`` is the acting seat's), for
 centralised critics."""
@@ -228,10 +235,9 @@ def _value_counts(mv: memoryview, start: int, values: list[int]) -> None:
         mv[start + value - STASI_KEPT_VALUE] += 0.1
 
 
-def encode_observation(game: Game, seat: int) -> np.ndarray:
-    """The observation vector of ``seat`` (float32, ``OBSERVATION.size`` long)."""
+def encode_observation(game: Game, seat: int, layout: Layout = OBSERVATION) -> np.ndarray:
+    """The observation vector of ``seat``: ``OBSERVATION`` or ``OBSERVATION_WITH_BELIEFS`` (float32)."""
     view = PlayerView(game, seat)
-    layout = OBSERVATION
     o = layout.offsets
     out, mv = _public(layout, view)
     kind = view.decision_kind
@@ -250,7 +256,20 @@ def encode_observation(game: Game, seat: int) -> np.ndarray:
         if view.config.cafe_adler:
             for c, count in enumerate(view.own_hidden_adler_counts()):
                 mv[o["own_hidden_adler"] + c] = count / 2
+    if layout is OBSERVATION_WITH_BELIEFS:
+        _fill_beliefs(out, o, view)
     return out
+
+
+def _fill_beliefs(out: np.ndarray, o: dict[str, int], view: PlayerView) -> None:
+    from .beliefs import beliefs
+
+    b = beliefs(view)
+    out[o["belief_chief"] : o["belief_chief"] + N_CATS] = b.chief
+    out[o["belief_assistant"] : o["belief_assistant"] + N_CATS] = b.assistant
+    n = view.num_players
+    clues = out[o["belief_clues"] : o["belief_clues"] + n * N_CLUES].reshape(n, N_CLUES)
+    clues[:] = np.roll(b.clue, -view.seat, axis=0)  # relative seats
 
 
 def encode_state(game: Game) -> np.ndarray:

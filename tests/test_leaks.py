@@ -277,8 +277,8 @@ PLANTS: dict[str, Callable] = {
 def test_the_leak_check_catches_planted_leaks(plant, monkeypatch):
     original = cc.encode_observation
 
-    def leaky(game, seat):
-        out = original(game, seat)
+    def leaky(game, seat, layout=cc.OBSERVATION):
+        out = original(game, seat, layout)
         out[-1] = PLANTS[plant](game)  # adler_decision's last entry: 0 unless deciding about a black chip
         return out
 

@@ -1,0 +1,52 @@
+"""Scripted players, registered by name: ``make_agent("bayes_v1", seed=0)``.
+
+| name | plays |
+|---|---|
+| ``random`` | uniformly random legal actions |
+| ``passive`` | never accuses unless forced (then the most likely chief); keeps Adler chips |
+| ``eager`` | accuses the most likely chief at its first chance |
+| ``bayes_v1`` | exact beliefs; accuses when the best target's expected chip clears a bar that falls as the round closes (tuned parameters) |
+| ``cheater`` | reads the hidden clues: an upper bound for reference, not a fair opponent |
+
+Every agent but ``cheater`` reads only its seat's :class:`~ckc_env.engine.view.PlayerView`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .base import Agent
+from .bayes import BayesAgent, BayesParams
+from .cheater import CheaterAgent
+from .simple import EagerAgent, PassiveAgent, RandomAgent
+
+REGISTRY: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "passive": PassiveAgent,
+    "eager": EagerAgent,
+    "bayes_v1": BayesAgent,
+    "cheater": CheaterAgent,
+}
+BASELINES = ("random", "passive", "eager", "bayes_v1")
+"""The fair baselines (``cheater`` is a reference only)."""
+
+
+def make_agent(name: str, seed: int | None = None, **params) -> Agent:
+    """A registered agent by name (``params`` go to its constructor, e.g. bayes_v1's parameters)."""
+    if name not in REGISTRY:
+        raise ValueError(f"unknown agent {name!r}: registered agents are {sorted(REGISTRY)}")
+    return REGISTRY[name](seed=seed, **params)
+
+
+__all__ = [
+    "BASELINES",
+    "REGISTRY",
+    "Agent",
+    "BayesAgent",
+    "BayesParams",
+    "CheaterAgent",
+    "EagerAgent",
+    "PassiveAgent",
+    "RandomAgent",
+    "make_agent",
+]

@@ -1,0 +1,39 @@
+"""The interface every player of a game implements: scripted baselines and trained policies alike."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import GameConfig
+from ..engine.view import PlayerView
+
+
+class Agent:
+    """A player. ``act`` gets the seat's :class:`PlayerView` and its PettingZoo observation
+    (``{"observation", "action_mask"}``) and returns a legal action.
+
+    Scripted agents read the view; learned policies read the observation vector. Both get both,
+    so one driver plays any mix of them in any seat.
+    """
+
+    name = "agent"
+    reads_hidden_state = False
+    """True only for reference agents that look at what their seat cannot know (``cheater``)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seat: int, config: GameConfig) -> None:
+        """A new game starts; ``seat`` is this agent's seat in it."""
+        self.seat = seat
+        self.config = config
+
+    def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
+    return np.flatnonzero(observation["action_mask"])

@@ -1,0 +1,112 @@
+"""``bayes_v1``: exact beliefs and an accusation rule that weighs the best target now against waiting.
+
+At a window it computes, for every cat it may accuse, the expected value of the chip it would earn:
+P(chief) x E[gold] + P(assistant) x E[white] + P(innocent) x E[black], where E[colour] is the mean
+value of that colour's chips the seat has not seen (the pool less its own chips). It accuses the
+best target when that value clears a bar that falls as the round closes in:
+
+- ``sure``: a target at least this likely to be the chief is taken at once (others may take it);
+- the bar goes from ``bar_early`` (every other player may still accuse) to ``bar_late`` (one other
+  player may still accuse, whose accusation would end the round) in proportion;
+- with one other player left, it also compares with what the non-accuser would get: white while
+  the chief may still be in the deck, black otherwise, accusing when the best target is worth at
+  least that plus ``margin_last``.
+
+Forced accusations take the best target; Cafe Adler chips are swapped at once (a swap never loses
+in expectation, see ``simple.adler_swap_action``). The parameters' defaults come from the search in
+``training/tune_bayes.py`` (results in docs/baselines.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ..beliefs import beliefs
+from ..config import BLACK, GOLD, WHITE
+from ..engine.actions import ACCUSE, CAFE_ADLER, CLUE_FACE, CLUE_FACE_A, FORCED_ACCUSATION, PASS, WINDOW
+from ..engine.cards import N_CATS, cats_in
+from ..engine.chips import STASI
+from ..engine.view import PlayerView
+from .base import Agent
+from .simple import adler_swap_action
+
+
+@dataclass(frozen=True)
+class BayesParams:
+    sure: float = 0.6
+    bar_early: float = 2.0
+    bar_late: float = 0.8
+    margin_last: float = 0.0
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+
+def expected_chip_values(view: PlayerView) -> np.ndarray:
+    """E[value] of the next chip of each colour, over the chips this seat has not seen.
+
+    The Stasi chip counts 0 (it goes back after the round), except in the last round (-2).
+    Colours whose supply is empty are worth 0: nobody gets a chip.
+    """
+    game = view._game  # the pool composition and the seat's own chips only: both known to the seat
+    pool = game.pool
+    own = set(game.holdings[view.seat])
+    last_round = view.round_index + 1 >= view.config.max_rounds
+    sums = [0.0, 0.0, 0.0]
+    counts = [0, 0, 0]
+    for chip in range(len(pool)):
+        if chip in own:
+            continue
+        colour = pool.colour[chip]
+        value = (-2 if last_round else 0) if pool.kind[chip] == STASI else pool.value[chip]
+        sums[colour] += value
+        counts[colour] += 1
+    supply = view.supply_counts
+    return np.array([sums[c] / counts[c] if counts[c] and supply[c] else 0.0 for c in range(3)])
+
+
+class BayesAgent(Agent):
+    name = "bayes_v1"
+
+    def __init__(self, seed: int | None = None, **params: float) -> None:
+        super().__init__(seed)
+        unknown = sorted(set(params) - set(BayesParams.names()))
+        if unknown:
+            raise ValueError(f"unknown bayes_v1 parameter(s) {unknown}: accepted are {list(BayesParams.names())}")
+        self.params = BayesParams(**params)
+
+    def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
+        kind = view.decision_kind
+        if kind == CLUE_FACE:
+            return CLUE_FACE_A + int(self.rng.integers(2))
+        if kind == CAFE_ADLER:
+            return adler_swap_action(view, observation, self.rng)
+        b = beliefs(view)
+        value = expected_chip_values(view)
+        targets = cats_in(view.targets)
+        ev = b.chief * value[GOLD] + b.assistant * value[WHITE] + b.innocent * value[BLACK]
+        best = max(targets, key=lambda c: (ev[c], b.chief[c], -c))
+        if kind == FORCED_ACCUSATION:
+            return ACCUSE + best
+        assert kind == WINDOW
+        p = self.params
+        if b.chief[best] >= p.sure:
+            return ACCUSE + best
+        n = view.num_players
+        others_left = sum(1 for s, cat in enumerate(view.accused_by) if cat < 0 and s != view.seat)
+        if others_left <= 1:
+            drawn = 0
+            for row, discard in zip(view.rows, view.discards, strict=True):
+                drawn |= row | discard
+            undrawn = np.array([(drawn >> c) & 1 == 0 for c in range(N_CATS)])
+            p_undrawn = float(b.chief[undrawn].sum())
+            non_accuser = p_undrawn * value[WHITE] + (1 - p_undrawn) * value[BLACK]
+            if view.config.non_accuser_white == "chief_uncaught":
+                non_accuser = value[WHITE]  # whoever is left wins white unless the chief is caught
+            return ACCUSE + best if ev[best] >= non_accuser + p.margin_last else PASS
+        share = (others_left - 1) / max(1, n - 2)
+        bar = p.bar_late + (p.bar_early - p.bar_late) * share
+        return ACCUSE + best if ev[best] >= bar else PASS
