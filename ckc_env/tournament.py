@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import operator
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -49,11 +50,16 @@ def spec_label(spec: PlayerSpec) -> str:
 
 
 def validate_spec(spec: PlayerSpec) -> None:
-    """Fail early, in the calling process, with the accepted values."""
+    """Fail early, in the calling process, with the accepted values (builds the agent once)."""
     name = spec.get("name") if isinstance(spec, dict) else spec
     if not isinstance(name, str):
         raise ValueError(f"a player spec is an agent name, a mapping with 'name', or a checkpoint path; got {spec!r}")
     if name in REGISTRY:
+        params = {k: v for k, v in spec.items() if k != "name"} if isinstance(spec, dict) else {}
+        try:
+            make_agent(name, seed=0, **params)
+        except TypeError as exc:
+            raise ValueError(f"agent {name!r} takes no parameters {sorted(params)}: {exc}") from exc
         return
     if name.endswith(".zip") or os.path.isdir(name) or os.path.isfile(name):
         from .policy import check_checkpoint
@@ -185,7 +191,7 @@ class TournamentResult:
         """Write ``prefix.json`` and ``prefix.csv``."""
         prefix = Path(prefix)
         prefix.parent.mkdir(parents=True, exist_ok=True)
-        json_path, csv_path = prefix.with_suffix(".json"), prefix.with_suffix(".csv")
+        json_path, csv_path = Path(f"{prefix}.json"), Path(f"{prefix}.csv")
         json_path.write_text(json.dumps(self.to_json(), indent=2))
         with csv_path.open("w", newline="") as handle:
             writer = csv.writer(handle)
@@ -211,8 +217,7 @@ def run_tournament(
         raise ValueError(f"num_players={config['num_players']} but the lineup has {n} players: give 3, 4 or 5 players")
     config["num_players"] = n
     GameConfig.from_dict(config)  # fail early with the accepted values (3..5 players etc.)
-    if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
-        raise ValueError(f"games must be a positive integer, got {games!r}")
+    games = _positive_games(games)
     for spec in lineup:
         validate_spec(spec)
     games = -(-games // n) * n
@@ -240,6 +245,16 @@ def run_tournament(
                 per_game[m][index].append(record[m][seat])
     rounds = float(np.mean([record["rounds"] for _, record in results]))
     return TournamentResult(list(lineup), config, games, seed, per_game, rounds)
+
+
+def _positive_games(games: Any) -> int:
+    try:
+        count = -1 if isinstance(games, bool) else operator.index(games)
+    except TypeError:
+        count = -1
+    if count <= 0:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    return count
 
 
 def _progress(total: int, enabled: bool, description: str) -> Callable[..., None]:
@@ -330,6 +345,9 @@ def round_robin(
         raise ValueError(f"round-robin players must be distinct, got {labels}")
     if len(players) < num_players:
         raise ValueError(f"a {num_players}-player round robin needs at least {num_players} players, got {len(players)}")
+    games = _positive_games(games)
+    for spec in players:  # before any table is played
+        validate_spec(spec)
     tables = list(combinations(players, num_players))
     per_table = -(-games // len(tables))
     results = [

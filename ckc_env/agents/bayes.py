@@ -40,6 +40,12 @@ class BayesParams:
     bar_late: float = 0.8
     margin_last: float = 0.0
 
+    def __post_init__(self) -> None:
+        for name in self.names():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"bayes_v1 parameter {name}={value!r} must be a number")
+
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))

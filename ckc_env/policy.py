@@ -1,0 +1,96 @@
+"""Trained policies as players: a MaskablePPO checkpoint behind the common :class:`Agent` interface.
+
+A checkpoint is the ``.zip`` that stable-baselines3 saves, or a training run folder holding
+``best_model.zip`` (else ``final_model.zip``). Its observation space says which layout it was
+trained on: the plain observation (731 numbers) or the one with ``belief_features`` (845). One
+layout fits 3, 4 and 5 players, so any checkpoint plays any seat count; a checkpoint whose
+spaces fit neither layout is refused with a message naming both sizes.
+
+torch and sb3-contrib are imported only here, and only when a checkpoint is loaded
+(``pip install -e ".[train]"``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .agents.base import Agent
+from .engine.actions import N_ACTIONS
+from .engine.view import PlayerView
+from .observation import OBSERVATION, OBSERVATION_WITH_BELIEFS, encode_observation
+
+LAYOUTS = {OBSERVATION.size: OBSERVATION, OBSERVATION_WITH_BELIEFS.size: OBSERVATION_WITH_BELIEFS}
+
+
+def resolve_checkpoint(path: str | Path) -> Path:
+    """The model file of a checkpoint path: the ``.zip`` itself, or the best (else final) model of a run folder."""
+    path = Path(path)
+    if path.is_dir():
+        for name in ("best_model.zip", "final_model.zip"):
+            if (path / name).is_file():
+                return path / name
+        raise ValueError(f"run folder {path} holds neither best_model.zip nor final_model.zip")
+    if path.is_file():
+        return path
+    raise ValueError(f"no checkpoint at {path}: give a model .zip or a run folder")
+
+
+_MODELS: dict[Path, object] = {}
+
+
+def load_model(path: str | Path):
+    """Load (once per process: tournaments build agents per game) a MaskablePPO checkpoint."""
+    model_path = resolve_checkpoint(path).resolve()
+    if model_path in _MODELS:
+        return _MODELS[model_path]
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ValueError('playing a checkpoint needs the train extra: pip install -e ".[train]"') from exc
+    try:
+        model = MaskablePPO.load(model_path, device="cpu")
+    except Exception as exc:
+        raise ValueError(f"{model_path} is not a MaskablePPO checkpoint this version can load: {exc}") from exc
+    _MODELS[model_path] = model
+    return model
+
+
+def layout_of(model, source: str | Path) -> object:
+    """The observation layout a model was trained on; ValueError if it fits none of ours."""
+    obs_space, act_space = model.observation_space, model.action_space
+    shape = getattr(obs_space, "shape", None)
+    size = shape[0] if shape is not None and len(shape) == 1 else None
+    if size not in LAYOUTS or getattr(act_space, "n", None) != N_ACTIONS:
+        raise ValueError(
+            f"checkpoint {source} was trained on observations of shape {shape} and {act_space}; "
+            f"checkpoint_charlie_v0 gives ({OBSERVATION.size},) (plain) or ({OBSERVATION_WITH_BELIEFS.size},) "
+            f"(belief_features=True) observations and Discrete({N_ACTIONS}) actions"
+        )
+    return LAYOUTS[size]
+
+
+def check_checkpoint(path: str | Path) -> None:
+    """Load a checkpoint once to fail early with a clear message."""
+    layout_of(load_model(path), path)
+
+
+class PolicyAgent(Agent):
+    """Plays a trained MaskablePPO policy (deterministic by default: the most probable legal action)."""
+
+    def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True) -> None:
+        super().__init__(seed)
+        self.path = str(path)
+        self.name = self.path
+        self.model = load_model(path)
+        self.layout = layout_of(self.model, path)
+        self.deterministic = deterministic
+
+    def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
+        vector = observation["observation"]
+        if vector.shape[0] != self.layout.size:  # e.g. trained with beliefs, the table plays without
+            vector = encode_observation(view._game, view.seat, self.layout)  # the seat's own view only
+        mask = observation["action_mask"].astype(bool)
+        action, _ = self.model.predict(vector, action_masks=mask, deterministic=self.deterministic)
+        return int(action)

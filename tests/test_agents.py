@@ -1,0 +1,347 @@
+"""The scripted agents (ckc_env.agents): legal play, fairness, their documented behaviour, strength.
+
+- Legal play: every registered agent plays whole games, at tables of 3, 4 and 5 with every window
+  order and both variants, choosing clue faces (``clue_face="choose"``), without an illegal action.
+  At every decision of those games every registered agent is also asked, as a *shadow* at that
+  seat, what it would do: so each agent meets each decision kind, even ones its own play never
+  reaches (``eager`` is never forced to accuse, since it accuses at its first window).
+- Fairness: games A and B are dealt (through reset options) so that the round-1 placements are
+  identical while other seats' clues, the bag and therefore the chief differ. A fair agent at seat 0
+  with the same seed takes the same actions in both; the cheater does not.
+- Behaviour: passive never accuses in a window, eager always does (so at its first window
+  decision), bayes_v1 takes a cat it knows to be the chief, forced accusations name a cat.
+- Registry errors name the accepted values; strength sanity on small seeded tournaments.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import ckc_env
+from ckc_env.agents import BASELINES, REGISTRY, make_agent
+from ckc_env.beliefs import beliefs
+from ckc_env.engine.actions import ACCUSE, CAFE_ADLER, CLUE_FACE, DECISION_KINDS, FORCED_ACCUSATION, PASS, WINDOW
+from ckc_env.engine.cards import INVESTIGATOR, N_CATS, cats_in, chief_of
+from ckc_env.engine.game import SCORING
+from ckc_env.engine.view import PlayerView
+from ckc_env.tournament import play_game, run_tournament
+
+AGENTS = sorted(REGISTRY)
+FAIR = sorted(BASELINES)
+WINDOW_ORDERS = ("random", "clockwise_from_drawer", "clockwise_after_drawer")
+FULL_RULES = {"stasi": True, "cafe_adler": True, "clue_face": "choose"}
+
+
+def test_the_registry_holds_the_documented_agents():
+    assert AGENTS == ["bayes_v1", "cheater", "eager", "passive", "random"]
+    assert "cheater" not in BASELINES
+    assert [REGISTRY[name].reads_hidden_state for name in AGENTS] == [False, True, False, False, False]
+
+
+# ---------------------------------------------------------------------- legal play, every decision kind
+@dataclass
+class Decision:
+    agent: str
+    seated: bool  # False: a shadow's answer, not played
+    kind: int
+    action: int
+    legal: list[int]
+    sure_chief: int  # a target with P(chief) = 1 for the seat, or -1
+
+
+def sure_chief(view: PlayerView) -> int:
+    if view.decision_kind not in (WINDOW, FORCED_ACCUSATION):
+        return -1
+    chief = beliefs(view).chief
+    return next((c for c in cats_in(view.targets) if chief[c] == 1.0), -1)
+
+
+def play_recorded(n: int, config: dict, lineup: list[str], seed: int) -> list[Decision]:
+    """One game with ``lineup[s]`` at seat s; every registered agent shadows every seat."""
+    env = ckc_env.raw_env(num_players=n, **config)
+    env.reset(seed=seed)
+    game = env.unwrapped.game
+    seated = [make_agent(name, seed=seed * 10 + s) for s, name in enumerate(lineup)]
+    shadows = [{name: make_agent(name, seed=seed * 10 + s) for name in AGENTS} for s in range(n)]
+    for s in range(n):
+        seated[s].reset(s, env.config)
+        for shadow in shadows[s].values():
+            shadow.reset(s, env.config)
+    views = [PlayerView(game, s) for s in range(n)]
+    records = []
+    while not game.game_over:
+        seat = game.current_seat
+        view, obs = views[seat], env.observe(f"player_{seat}")
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+        sure = sure_chief(view)
+        for name, shadow in shadows[seat].items():
+            records.append(Decision(name, False, view.decision_kind, int(shadow.act(view, obs)), legal, sure))
+        action = int(seated[seat].act(view, obs))
+        records.append(Decision(lineup[seat], True, view.decision_kind, action, legal, sure))
+        assert action in legal, f"{lineup[seat]} chose illegal {action}; legal {legal}"
+        env.step(action)
+    return records
+
+
+def table_configs():
+    for n in (3, 4, 5):
+        for order in WINDOW_ORDERS:
+            for rules in ({}, FULL_RULES):
+                yield n, {"window_order": order, **rules}
+
+
+@pytest.fixture(scope="module")
+def decisions() -> list[Decision]:
+    """Games at every table size, window order and rule set: the five agents rotate through the
+    seats, and one game per setting seats an agent among passive players, which leaves rounds to
+    forced accusations."""
+    records = []
+    for i, (n, config) in enumerate(table_configs()):
+        for g in range(2):
+            lineup = [AGENTS[(i + g + s) % len(AGENTS)] for s in range(n)]
+            records += play_recorded(n, config, lineup, seed=100 * i + g)
+        lineup = [AGENTS[i % len(AGENTS)]] + ["passive"] * (n - 1)
+        records += play_recorded(n, config, lineup, seed=100 * i + 99)
+    return records
+
+
+@pytest.mark.parametrize("name", AGENTS)
+@pytest.mark.parametrize("n", [3, 4, 5])
+@pytest.mark.parametrize("window_order", WINDOW_ORDERS)
+def test_agent_plays_whole_games_legally(name, n, window_order):
+    """The agent in every seat, both variants, chosen clue faces: play_game checks legality (raw_env
+    raises ValueError on an illegal action); the game ends with results for every seat."""
+    env = ckc_env.raw_env(num_players=n, window_order=window_order, **FULL_RULES)
+    for seed in range(2):
+        agents = [make_agent(name, seed=seed * 10 + s) for s in range(n)]
+        result = play_game(env, agents, seed)
+        assert env.unwrapped.game.game_over
+        assert sum(result["win"]) == pytest.approx(1.0)
+        assert len(result["points"]) == n
+
+
+@pytest.mark.parametrize("name", AGENTS)
+def test_every_agent_answers_every_decision_kind_legally(decisions, name):
+    mine = [d for d in decisions if d.agent == name]
+    assert {d.kind for d in mine} == set(range(len(DECISION_KINDS)))
+    illegal = [d for d in mine if d.action not in d.legal]
+    assert not illegal, f"{name} chose illegal actions: {illegal[:3]}"
+
+
+@pytest.mark.parametrize("name", AGENTS)
+def test_seated_agents_meet_windows_clue_faces_and_adler_chips(decisions, name):
+    """In its own play every agent meets windows, clue faces and Cafe Adler chips. Forced
+    accusations come to a seat only when it never accused in a window: in practice to passive (the
+    others meet them as shadows, above)."""
+    kinds = Counter(d.kind for d in decisions if d.agent == name and d.seated)
+    assert kinds[WINDOW] and kinds[CLUE_FACE] and kinds[CAFE_ADLER], kinds
+    if name == "passive":
+        assert kinds[FORCED_ACCUSATION], kinds
+
+
+def test_forced_accusations_always_name_a_cat(decisions):
+    forced = [d for d in decisions if d.kind == FORCED_ACCUSATION]
+    assert len(forced) >= 50
+    assert all(ACCUSE <= d.action < ACCUSE + N_CATS for d in forced)
+
+
+def test_passive_never_accuses_in_a_window(decisions):
+    windows = [d for d in decisions if d.agent == "passive" and d.kind == WINDOW]
+    assert len(windows) >= 100
+    assert all(d.action == PASS for d in windows)
+
+
+def test_eager_accuses_at_its_first_window_decision(decisions):
+    """Every window decision of eager is an accusation, so in particular its first of each round."""
+    windows = [d for d in decisions if d.agent == "eager" and d.kind == WINDOW]
+    assert len(windows) >= 100
+    assert all(d.action != PASS for d in windows)
+
+
+def test_bayes_takes_a_target_it_knows_to_be_the_chief(decisions):
+    sure = [d for d in decisions if d.agent == "bayes_v1" and d.sure_chief >= 0]
+    assert len(sure) >= 10, "too few positions with a certain chief to test"
+    assert all(d.action == ACCUSE + d.sure_chief for d in sure)
+
+
+def test_bayes_takes_a_certain_chief_in_a_constructed_position():
+    """3 players, clues all value A (a cat goes to seat s's row iff bit s is set), chief cat 31.
+    Seat 0 draws both investigator cards (features 3 and 4 revealed), then the chief into its row.
+    Seat 1's row gets cats 0b00010 and 0b00110, seat 2's row cat 0b00100: only then are the hidden
+    clues of seats 1 and 2 certain, and so is the chief. bayes_v1 at seat 0 accuses him at once."""
+    top = [INVESTIGATOR, INVESTIGATOR, 31, 0b00010, 0b00100, 0b00001, 0b00110]
+    deck = top + [c for c in range(N_CATS) if c not in top]
+    env = ckc_env.raw_env(num_players=3, window_order="clockwise_from_drawer")
+    env.reset(seed=0, options={"first_player": 0, "deck": deck, "clues": [0, 2, 4], "bag": [6, 8]})
+    game = env.unwrapped.game
+    agent = make_agent("bayes_v1", seed=0)
+    agent.reset(0, env.config)
+    view = PlayerView(game, 0)
+    seen = []  # (cards drawn, the certain chief or -1, action) at each of seat 0's decisions
+    while game.phase < SCORING:
+        if game.current_seat == 0:
+            action = agent.act(view, env.observe("player_0"))
+            seen.append((len(game.card_order), sure_chief(view), action))
+            if action != PASS:
+                break
+        else:  # the other seats pass (the round never gets to forced accusations here)
+            assert game.pending_kind == WINDOW
+            action = PASS
+        env.step(action)
+    assert [s for _, s, _ in seen[:-1]] == [-1] * (len(seen) - 1), seen  # uncertain until the last
+    assert seen[-1] == (len(top), 31, ACCUSE + 31), seen
+
+
+# ---------------------------------------------------------------------- fairness
+def hidden_pair(n: int) -> tuple[dict, dict, int, int]:
+    """Reset options of games A and B that differ only in what seat 0 cannot know.
+
+    A: seat s holds value A of feature s, the bag tiles value A: the chief is cat 31.
+    B: seats 1 and 2 hold value B of features 2 and 1 instead, the bag tiles value B.
+    A cat with bit 1 != bit 2 lands in the same pile for seat 1 (A: bit 1 set; B: bit 2 clear) and
+    for seat 2 in both games, so seats 1 and 2 draw only such cats; seats 0, 3 and 4 keep their
+    clues. Every placement is the same until an investigator card reveals a (different) bag tile:
+    they lie at positions 16.. . Seat 0 draws A's chief first and B's chief second (both have bit 0,
+    so both land in seat 0's row).
+    Returns (options A, options B, chief A, chief B).
+    """
+    k = 5 - n
+    clues_a, bag_a = [0, 2, 4, 6, 8][:n], [0, 2, 4, 6, 8][n:]
+    clues_b, bag_b = [0, 5, 3, *clues_a[3:]], [c ^ 1 for c in bag_a]
+    chief_a, chief_b = chief_of(clues_a + bag_a), chief_of(clues_b + bag_b)
+    deck: list[int | None] = [None] * (N_CATS + k)
+    deck[16 : 16 + k] = [INVESTIGATOR] * k
+    deck[0], deck[n] = chief_a, chief_b
+    same_pile = [c for c in range(N_CATS) if (c >> 1 & 1) != (c >> 2 & 1)]
+    for p in range(16 if k else N_CATS):  # before the first investigator card, seat p % n draws
+        if p % n in (1, 2):
+            deck[p] = same_pile.pop(0)
+    rest = [c for c in range(N_CATS) if c not in deck]
+    deck = [rest.pop(0) if card is None else card for card in deck]
+    first = {"first_player": 0}
+    return (
+        {**first, "deck": deck, "clues": clues_a, "bag": bag_a},
+        {**first, "deck": deck, "clues": clues_b, "bag": bag_b},
+        chief_a,
+        chief_b,
+    )
+
+
+def seat0_answers(n: int, seed: int) -> dict[str, tuple[list[int], list[int]]]:
+    """What every registered agent would do at seat 0's decisions in games A and B, while everything
+    seat 0 can know is the same in both.
+
+    Each agent has one instance per game, with the same seed. The games are played by puppets: seat 0
+    passes in every window (so it keeps deciding), the others pass mostly; both games get the same
+    puppet choices. Seat 0's observation, the acting seat and the legal actions are checked to be
+    identical all along, so a difference in an agent's answers can only come from hidden information.
+    """
+    options_a, options_b, _, _ = hidden_pair(n)
+    envs = [ckc_env.raw_env(num_players=n) for _ in range(2)]
+    for env, options in zip(envs, (options_a, options_b), strict=True):
+        env.reset(seed=seed, options=options)
+    games = [env.unwrapped.game for env in envs]
+    views = [PlayerView(game, 0) for game in games]
+    agents = {name: [make_agent(name, seed=seed) for _ in envs] for name in AGENTS}
+    for pair in agents.values():
+        for agent, env in zip(pair, envs, strict=True):
+            agent.reset(0, env.config)
+    answers: dict[str, tuple[list[int], list[int]]] = {name: ([], []) for name in AGENTS}
+    puppet = random.Random(seed)
+    while all(g.round_index == 0 and g.phase < SCORING and not g.public_clues for g in games):
+        obs = [env.observe("player_0") for env in envs]
+        assert np.array_equal(obs[0]["observation"], obs[1]["observation"]), "the construction leaks"
+        assert games[0].current_seat == games[1].current_seat
+        seat = games[0].current_seat
+        masks = [env.observe(f"player_{seat}")["action_mask"] for env in envs]
+        assert np.array_equal(masks[0], masks[1])
+        if seat == 0:
+            for name, pair in agents.items():
+                for side, (agent, view, o) in enumerate(zip(pair, views, obs, strict=True)):
+                    answers[name][side].append(int(agent.act(view, o)))
+        legal = np.flatnonzero(masks[0]).tolist()
+        passes = PASS in legal and (seat == 0 or puppet.random() < 0.85)
+        action = PASS if passes else puppet.choice(legal)
+        for env in envs:
+            env.step(action)
+    return answers
+
+
+@pytest.fixture(scope="module")
+def hidden_answers() -> list[dict[str, tuple[list[int], list[int]]]]:
+    return [seat0_answers(n, seed) for n in (3, 4, 5) for seed in range(3)]
+
+
+def test_the_hidden_pair_differs_only_in_hidden_information():
+    for n in (3, 4, 5):
+        a, b, chief_a, chief_b = hidden_pair(n)
+        assert a["deck"] == b["deck"] and a["clues"][0] == b["clues"][0] and chief_a != chief_b
+        assert sorted(c for c in a["deck"] if c != INVESTIGATOR) == list(range(N_CATS))
+
+
+@pytest.mark.parametrize("name", FAIR)
+def test_fair_agents_act_only_on_what_their_seat_knows(hidden_answers, name):
+    for answers in hidden_answers:
+        in_a, in_b = answers[name]
+        assert in_a == in_b, f"{name} answered differently on identical information"
+    assert sum(len(answers[name][0]) for answers in hidden_answers) >= 50
+    if name != "passive":  # the comparison includes accusations, not only passes
+        assert any(a != PASS for answers in hidden_answers for a in answers[name][0])
+
+
+def test_the_cheater_acts_on_hidden_clues(hidden_answers):
+    """Seat 0's first row cat is cat 31, the chief in A and not in B: the cheater accuses him in A
+    and waits in B."""
+    for answers in hidden_answers:
+        in_a, in_b = answers["cheater"]
+        assert in_a != in_b
+        assert (in_a[0], in_b[0]) == (ACCUSE + 31, PASS)
+
+
+# ---------------------------------------------------------------------- the registry
+def test_unknown_agent_names_the_registered_ones():
+    with pytest.raises(ValueError, match="unknown agent 'nope'") as info:
+        make_agent("nope")
+    for name in AGENTS:
+        assert name in str(info.value)
+
+
+def test_bayes_parameters():
+    assert make_agent("bayes_v1", seed=0, sure=0.7).params.sure == 0.7
+    with pytest.raises(ValueError, match="bogus") as info:
+        make_agent("bayes_v1", seed=0, bogus=1.0)
+    for param in ("sure", "bar_early", "bar_late", "margin_last"):
+        assert param in str(info.value)
+
+
+def test_same_seed_same_agent_choices():
+    """An agent's randomness comes from its seed: two games with the same seeds are identical."""
+    env = ckc_env.raw_env(num_players=4, **FULL_RULES)
+    results = [play_game(env, [make_agent("random", seed=s) for s in range(4)], seed=3) for _ in range(2)]
+    assert results[0] == results[1]
+
+
+# ---------------------------------------------------------------------- strength sanity
+def win_stats(lineup: list[str], seed: int = 0):
+    return [s["win"] for s in run_tournament(lineup, games=300, seed=seed, workers=2).stats()]
+
+
+def test_bayes_beats_random():
+    bayes, *randoms = win_stats(["bayes_v1", "random", "random", "random", "random"])
+    assert bayes.mean > 1 / 5 and bayes.low > 0.2
+    assert all(bayes.low > r.high for r in randoms)
+
+
+def test_bayes_beats_passive():
+    bayes, passive, *_ = win_stats(["bayes_v1", "passive", "random", "random", "random"])
+    assert bayes.low > passive.high
+
+
+def test_cheater_beats_bayes():
+    cheater, bayes, *_ = win_stats(["cheater", "bayes_v1", "random", "random", "random"])
+    assert cheater.low > bayes.high

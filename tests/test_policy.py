@@ -1,0 +1,77 @@
+"""Checkpoints as players: loading, layout checks, and playing in a tournament."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+sb3_contrib = pytest.importorskip("sb3_contrib", reason="checkpoints need the train extra")
+
+from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS  # noqa: E402
+from ckc_env.policy import PolicyAgent, resolve_checkpoint  # noqa: E402
+from ckc_env.tournament import run_tournament  # noqa: E402
+
+
+class _Stub(gym.Env):
+    """A minimal env with given spaces, only to create and save an untrained model."""
+
+    def __init__(self, size: int, actions: int = 40) -> None:
+        self.observation_space = gym.spaces.Box(-3.0, 15.0, (size,), np.float32)
+        self.action_space = gym.spaces.Discrete(actions)
+
+    def reset(self, seed=None, options=None):
+        return np.zeros(self.observation_space.shape, np.float32), {}
+
+    def step(self, action):
+        return np.zeros(self.observation_space.shape, np.float32), 0.0, True, False, {}
+
+    def action_masks(self):
+        return np.ones(self.action_space.n, bool)
+
+
+def save_untrained(tmp_path, size: int, actions: int = 40, name: str = "model.zip"):
+    model = sb3_contrib.MaskablePPO("MlpPolicy", _Stub(size, actions), n_steps=8, batch_size=8, seed=0, device="cpu")
+    path = tmp_path / name
+    model.save(path)
+    return path
+
+
+@pytest.mark.parametrize("layout", [OBSERVATION, OBSERVATION_WITH_BELIEFS], ids=["plain", "beliefs"])
+def test_a_checkpoint_plays_every_seat_count(tmp_path, layout):
+    path = save_untrained(tmp_path, layout.size)
+    agent = PolicyAgent(path)
+    assert agent.layout is layout
+    for n in (3, 4, 5):
+        result = run_tournament([str(path)] + ["random"] * (n - 1), games=n, seed=1, workers=1)
+        assert result.games == n
+        assert abs(sum(s["win"].mean for s in result.stats()) - 1.0) < 1e-9  # every game has winners
+
+
+def test_a_run_folder_resolves_to_its_best_model(tmp_path):
+    save_untrained(tmp_path, OBSERVATION.size, name="final_model.zip")
+    assert resolve_checkpoint(tmp_path).name == "final_model.zip"
+    save_untrained(tmp_path, OBSERVATION.size, name="best_model.zip")
+    assert resolve_checkpoint(tmp_path).name == "best_model.zip"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match=r"neither best_model\.zip nor final_model\.zip"):
+        resolve_checkpoint(empty)
+
+
+def test_a_checkpoint_for_another_layout_is_refused_with_both_sizes(tmp_path):
+    wrong = save_untrained(tmp_path, 100)
+    with pytest.raises(ValueError, match=r"\(731,\) \(plain\) or \(845,\)"):
+        PolicyAgent(wrong)
+    with pytest.raises(ValueError, match=r"\(731,\) \(plain\) or \(845,\)"):
+        run_tournament([str(wrong), "random", "random"], games=3, workers=1)
+    wrong_actions = save_untrained(tmp_path, OBSERVATION.size, actions=12, name="actions.zip")
+    with pytest.raises(ValueError, match=r"Discrete\(40\)"):
+        PolicyAgent(wrong_actions)
+
+
+def test_missing_and_broken_checkpoints(tmp_path):
+    with pytest.raises(ValueError, match="no checkpoint at"):
+        PolicyAgent(tmp_path / "nope.zip")
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a MaskablePPO checkpoint"):
+        PolicyAgent(broken)
