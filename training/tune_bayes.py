@@ -53,7 +53,9 @@ def main(argv: list[str] | None = None) -> None:
             for value in values:
                 candidate = {**best, name: value}
                 scores[value] = win_rate(candidate, field, args.games, args.seed, args.workers)
-                log.append({"pass": sweep, "parameter": name, "value": value, "win_rate": scores[value], "field": field})
+                log.append(
+                    {"pass": sweep, "parameter": name, "value": value, "win_rate": scores[value], "field": field}
+                )
                 print(f"pass {sweep} {name}={value}: win rate {scores[value]:.3f} against {field}", flush=True)
             incumbent = scores.get(best[name], win_rate(best, field, args.games, args.seed, args.workers))
             value, score = max(scores.items(), key=lambda item: item[1])
