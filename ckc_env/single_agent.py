@@ -1,0 +1,159 @@
+"""A single-agent view of the game for single-agent learners (gymnasium id ``CheckpointCharlie-v0``).
+
+The learner holds one seat (fixed, or drawn at random each game); the other seats are played
+inside ``step()`` by a configured mix of players (baseline names, checkpoint paths or agent
+objects, as in :mod:`ckc_env.tournament`). The learner sees its own observation vector and gets
+``action_masks()`` for MaskablePPO.
+
+| | |
+|---|---|
+| Observation | the learner's observation vector: Box(float32, (731,)), or (845,) with ``belief_features=True`` |
+| Action | Discrete(40), the action table of the env card; ``action_masks()`` marks the legal ones |
+| Reward | everything the learner earned since its previous decision (chip values with ``reward="points"``, the share of +1/-1 with ``reward="win"``), including what the game's end brings when another seat's decision ends it |
+| Episode end | the game's end (``terminated``); never truncated |
+| Illegal action | ends the game at once: ``terminated=True``, reward ``illegal_penalty`` (default -1), ``info["illegal_action"] = True``. Checkers send unmasked actions, so this must not crash. |
+
+Arguments: ``opponents`` (one spec for every other seat, or a list of n-1 specs in seat order
+after the learner), ``learner_seat`` (``"random"`` or a seat), ``belief_features``, ``reward``,
+``illegal_penalty``, ``render_mode`` (``"ansi"``, ``"human"``), and any game option of
+:class:`~ckc_env.config.GameConfig`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .agents.base import Agent
+from .checkpoint_charlie import raw_env
+from .engine.actions import N_ACTIONS
+from .engine.view import PlayerView
+from .tournament import PlayerSpec, build_agent, validate_spec
+
+OpponentSpec = PlayerSpec | Agent
+
+
+class CheckpointCharlieSingleAgent(gymnasium.Env):
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (gymnasium's convention)
+
+    def __init__(
+        self,
+        opponents: OpponentSpec | Sequence[OpponentSpec] = "bayes_v1",
+        learner_seat: int | str = "random",
+        belief_features: bool = False,
+        reward: str = "points",
+        illegal_penalty: float = -1.0,
+        render_mode: str | None = None,
+        **rules: Any,
+    ) -> None:
+        self.aec = raw_env(render_mode=render_mode, reward=reward, belief_features=belief_features, **rules)
+        n = self.aec.config.num_players
+        if isinstance(opponents, (str, dict, Agent)):
+            opponents = [opponents] * (n - 1)
+        opponents = list(opponents)
+        if len(opponents) != n - 1:
+            raise ValueError(
+                f"{n} players need {n - 1} opponents (one spec or a list of {n - 1}), got {len(opponents)}"
+            )
+        for spec in opponents:
+            if not isinstance(spec, Agent):
+                validate_spec(spec)
+        if learner_seat != "random" and (
+            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n
+        ):
+            raise ValueError(f"invalid learner_seat={learner_seat!r}: accepted values are 'random' or 0 to {n - 1}")
+        self.opponent_specs = opponents
+        self.learner_seat_option = learner_seat
+        self.illegal_penalty = float(illegal_penalty)
+        self.render_mode = render_mode
+        self.observation_space = self.aec.observation_space("player_0")["observation"]
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.seat = 0
+        self._opponents: list[Agent | None] = []
+        self._pending = 0.0  # earned before the learner's first decision (it may end up a non-accuser)
+        self._done = True
+        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        n = self.aec.config.num_players
+        seat_option = self.learner_seat_option
+        self.seat = int(self.np_random.integers(n)) if seat_option == "random" else int(seat_option)
+        game_seed = int(self.np_random.integers(2**63))
+        self.aec.reset(seed=game_seed, options=options)
+        self._opponents = [None] * n
+        others = [(self.seat + k) % n for k in range(1, n)]
+        for k, seat in enumerate(others):
+            spec = self.opponent_specs[k]
+            agent = spec if isinstance(spec, Agent) else build_agent(spec, seed=int(self.np_random.integers(2**63)))
+            agent.reset(seat, self.aec.config)
+            self._opponents[seat] = agent
+        self._pending = self._play_others()
+        if self.aec.game.game_over:  # the learner never had a decision: deal again
+            return self.reset(seed=int(self.np_random.integers(2**63)), options=options)
+        self._done = False
+        return self._observation(), self._info()
+
+    def step(self, action: int):
+        game = self.aec.game
+        if self._done:
+            raise RuntimeError("step() after the episode ended: call reset()")
+        agent = self.aec.possible_agents[self.seat]
+        try:
+            legal = game.is_legal(int(action))
+        except (TypeError, ValueError):
+            legal = False
+        if not legal:  # the episode ends with the penalty; the game is left as it was
+            self._done = True
+            info = {**self._info(), "illegal_action": True, "action": action, "legal_actions": game.legal_actions()}
+            return self._observation(), self.illegal_penalty, True, False, info
+        self.aec.step(int(action))
+        reward = self._pending + self.aec.rewards[agent] + self._play_others()
+        self._pending = 0.0
+        self._done = game.game_over
+        return self._observation(), float(reward), self._done, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (all False once the game is over)."""
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        if self.aec.game.current_seat == self.seat:
+            self.aec.game.fill_legal_mask(mask)
+        return mask.astype(bool)
+
+    def render(self) -> str | None:
+        return self.aec.render()
+
+    # ------------------------------------------------------------------ internals
+    def _play_others(self) -> float:
+        """Let the other seats decide until it is the learner's turn or the game ends; returns
+        what the learner earned meanwhile."""
+        aec, game = self.aec, self.aec.game
+        learner = aec.possible_agents[self.seat]
+        earned = 0.0
+        while not game.game_over and game.current_seat != self.seat:
+            seat = game.current_seat
+            name = aec.possible_agents[seat]
+            action = self._opponents[seat].act(PlayerView(game, seat), aec.observe(name))
+            aec.step(action)
+            earned += aec.rewards[learner]
+        return earned
+
+    def _observation(self) -> np.ndarray:
+        return self.aec.observe(self.aec.possible_agents[self.seat])["observation"]
+
+    def _info(self) -> dict[str, Any]:
+        # Fresh objects every call: callers keep what they are given.
+        info = copy.deepcopy(self.aec.infos.get(self.aec.possible_agents[self.seat], {}))
+        info["seat"] = self.seat
+        if self.aec.game.game_over:
+            final = copy.deepcopy(self.aec.game.final)
+            info["final"] = final
+            info["is_winner"] = self.seat in final["winners"]
+            info["win_share"] = 1.0 / len(final["winners"]) if self.seat in final["winners"] else 0.0
+        return info
