@@ -1,0 +1,104 @@
+"""Training configs and a smoke run of training/train.py that the evaluator then plays."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib", reason="training needs the train extra")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ckc_env import GameConfig  # noqa: E402
+from training import evaluate, train  # noqa: E402
+from training.config import load_config, parse_config  # noqa: E402
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("*.yaml")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_config_file_loads(path):
+    if path.parent.name == "rules":
+        GameConfig.from_yaml(path)
+    else:
+        config = load_config(path)
+        assert config.total_timesteps > 0
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"total_steps": 10}, ["total_steps", "total_timesteps"]),
+        ({"total_timesteps": "1e6"}, ["total_timesteps", "1_000_000"]),
+        ({"ppo": {"lr": 0.001}}, ["ppo.lr", "learning_rate"]),
+        ({"ppo": {"learning_rate": "3e-4"}}, ["ppo.learning_rate", "0.0003"]),
+        ({"game": {"players": 5}}, ["game.players", "num_players"]),
+        ({"game": {"num_players": 7}}, ["num_players", "3 to 5"]),
+        ({"opponents": ["bayes_v1", "robot", "random", "random"]}, ["opponents[1]", "bayes_v1"]),
+        ({"opponents": ["random", "random"]}, ["opponents", "list of 4"]),
+        ({"reward": "score"}, ["reward", "'points' or 'win'"]),
+        ({"belief_features": "yes"}, ["belief_features", "true or false"]),
+        ({"learner_seat": 9}, ["learner_seat", "0 to 4"]),
+        ({"eval": {"every": 0}}, ["eval.every", ">= 1"]),
+        ({"eval": {"tables": {}}}, ["eval.tables", "opponents"]),
+        ({"self_play": {"snapshots": 3}}, ["self_play.snapshots", "snapshot_every"]),
+        ({"policy": {"activation_fn": "gelu"}}, ["policy.activation_fn", "'tanh' or 'relu'"]),
+    ],
+)
+def test_bad_configs_are_rejected_naming_the_key(data, words):
+    with pytest.raises(ValueError) as info:
+        parse_config(data)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_malformed_yaml_names_the_file(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo: {learning_rate: [0.1\n")
+    with pytest.raises(ValueError, match=r"bad\.yaml"):
+        load_config(bad)
+
+
+SMOKE = """
+seed: 3
+total_timesteps: 512
+game: {num_players: 4}
+belief_features: true
+opponents: [random, eager, self]
+self_play: {snapshot_every: 256, keep: 1}
+ppo: {n_steps: 128, batch_size: 64, n_epochs: 2}
+policy: {net_arch: [32]}
+eval: {every: 256, games: 8, opponents: {vs_random: [random], vs_bayes: [bayes_v1]}}
+"""
+
+
+def test_a_training_smoke_run_writes_a_run_folder_the_evaluator_plays(tmp_path, capsys):
+    config = tmp_path / "smoke.yaml"
+    config.write_text(SMOKE)
+    run = train.main([str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    for name in ("config.yaml", "command.txt", "best_model.zip", "final_model.zip", "evaluations.json", "summary.json"):
+        assert (run / name).is_file(), name
+    assert list((run / "snapshots").glob("snapshot_*.zip"))
+    history = json.loads((run / "evaluations.json").read_text())
+    assert [h["timesteps"] for h in history] == [256, 512]
+    assert set(history[0]["results"]) == {"vs_random", "vs_bayes"}
+    assert load_config(run / "config.yaml") == load_config(config)  # the resolved config reloads
+    # The evaluator plays the run folder in 3, 4 and 5-player games (one layout fits every count).
+    for n in (3, 4, 5):
+        evaluate.main(["--lineup", str(run), *["random"] * (n - 1), "--games", str(n), "--no-progress"])
+    assert str(run) in capsys.readouterr().out
+    # Resuming continues to a larger total and appends to the history.
+    train.main(["--resume", str(run), "--total-timesteps", "640", "--no-progress"])
+    history = json.loads((run / "evaluations.json").read_text())
+    assert history[-1]["timesteps"] == 640
+
+
+def test_train_refuses_bad_arguments(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        train.main([])
+    assert info.value.code == 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("total_timesteps: 100\nopponents: [nobody]\n")
+    with pytest.raises(SystemExit):
+        train.main([str(bad)])
+    assert "opponents[0]" in capsys.readouterr().err

@@ -1,0 +1,210 @@
+"""Training configuration: YAML validated into typed, frozen objects.
+
+A config file has these sections (every key is optional except where noted; unknown keys and
+mistyped values are rejected with a ValueError naming the key and the accepted values):
+
+```yaml
+seed: 0                      # one seed for the whole run
+total_timesteps: 200_000     # learner decisions (PyYAML reads 1e6 as a string: write 1_000_000)
+n_envs: 1                    # parallel environments (subprocesses when > 1)
+game: {num_players: 5}       # any GameConfig option (configs/rules/*.yaml keys)
+reward: points               # points | win
+belief_features: true        # append the exact beliefs to the observation
+learner_seat: random         # random | 0..n-1
+opponents: [bayes_v1, bayes_v1, bayes_v1, bayes_v1]   # names, checkpoint paths, or "self"
+self_play: {snapshot_every: 50_000, keep: 5}          # frozen snapshots for "self" opponents
+ppo: {learning_rate: 0.0003, n_steps: 2048, ...}      # exactly MaskablePPO's argument names
+policy: {net_arch: [256, 256]}                        # MlpPolicy's policy_kwargs
+eval: {every: 25_000, games: 200, opponents: {vs_bayes: [bayes_v1, ...], vs_random: [random, ...]}}
+```
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ckc_env.agents import REGISTRY
+from ckc_env.config import GameConfig, load_yaml_mapping
+
+SELF = "self"
+PPO_EXCLUDED = (
+    "self",
+    "policy",
+    "env",
+    "seed",
+    "tensorboard_log",
+    "verbose",
+    "device",
+    "_init_setup_model",
+    "policy_kwargs",
+)
+
+
+def _ppo_arguments() -> tuple[str, ...]:
+    from sb3_contrib import MaskablePPO
+
+    return tuple(p for p in inspect.signature(MaskablePPO.__init__).parameters if p not in PPO_EXCLUDED)
+
+
+def _fail(key: str, value: Any, accepted: str) -> None:
+    raise ValueError(f"invalid {key}={value!r}: accepted values are {accepted}")
+
+
+def _int(key: str, value: Any, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        _fail(key, value, f"an integer >= {low} (write 1_000_000, not 1e6: YAML reads 1e6 as text)")
+    return value
+
+
+def _reject_unknown(section: str, data: dict[str, Any], accepted: tuple[str, ...]) -> None:
+    if not isinstance(data, dict):
+        raise ValueError(f"{section} must be a mapping with keys {list(accepted)}, got {data!r}")
+    unknown = sorted(set(data) - set(accepted))
+    if unknown:
+        where = f"{section}." if section else ""
+        raise ValueError(f"unknown key(s) {[where + k for k in unknown]}: accepted keys are {list(accepted)}")
+
+
+def _opponent(key: str, spec: Any) -> Any:
+    name = spec.get("name") if isinstance(spec, dict) else spec
+    if not isinstance(name, str):
+        _fail(key, spec, "an agent name, a mapping with 'name', a checkpoint path, or 'self'")
+    if name == SELF or name in REGISTRY or name.endswith(".zip") or Path(name).is_dir():
+        return spec
+    _fail(key, spec, f"'self', a checkpoint path, or one of {sorted(REGISTRY)}")
+    return None
+
+
+@dataclass(frozen=True)
+class SelfPlay:
+    snapshot_every: int = 50_000
+    keep: int = 5
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    every: int = 25_000
+    games: int = 200
+    opponents: dict[str, list[Any]] = field(
+        default_factory=lambda: {"vs_bayes_v1": ["bayes_v1"], "vs_random": ["random"]}
+    )
+    """name -> opponents for the other seats (one spec for all, or n-1 specs)."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    seed: int = 0
+    total_timesteps: int = 200_000
+    n_envs: int = 1
+    game: dict[str, Any] = field(default_factory=dict)
+    reward: str = "points"
+    belief_features: bool = True
+    learner_seat: int | str = "random"
+    opponents: list[Any] = field(default_factory=lambda: ["bayes_v1"])
+    self_play: SelfPlay = field(default_factory=SelfPlay)
+    ppo: dict[str, Any] = field(default_factory=dict)
+    policy: dict[str, Any] = field(default_factory=lambda: {"net_arch": [256, 256]})
+    eval: Evaluation = field(default_factory=Evaluation)
+
+    @property
+    def game_config(self) -> GameConfig:
+        return GameConfig.from_dict(self.game)
+
+    @property
+    def uses_self_play(self) -> bool:
+        return any((o.get("name") if isinstance(o, dict) else o) == SELF for o in self.opponents)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in ("self_play", "eval"):
+                value = {g.name: getattr(value, g.name) for g in fields(value)}
+            out[f.name] = value
+        return out
+
+
+def parse_config(data: dict[str, Any]) -> TrainConfig:
+    """Validate a mapping (e.g. loaded YAML) into a TrainConfig."""
+    _reject_unknown("", data, tuple(f.name for f in fields(TrainConfig)))
+    kwargs: dict[str, Any] = {}
+    for key in ("seed",):
+        if key in data:
+            kwargs[key] = _int(key, data[key], low=0)
+    for key in ("total_timesteps", "n_envs"):
+        if key in data:
+            kwargs[key] = _int(key, data[key])
+    game = data.get("game", {})
+    _reject_unknown("game", game, GameConfig.fields())
+    config = GameConfig.from_dict(game)  # validates values
+    kwargs["game"] = dict(game)
+    n = config.num_players
+    if "reward" in data:
+        if data["reward"] not in ("points", "win"):
+            _fail("reward", data["reward"], "'points' or 'win'")
+        kwargs["reward"] = data["reward"]
+    if "belief_features" in data:
+        if not isinstance(data["belief_features"], bool):
+            _fail("belief_features", data["belief_features"], "true or false")
+        kwargs["belief_features"] = data["belief_features"]
+    if "learner_seat" in data:
+        seat = data["learner_seat"]
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+            _fail("learner_seat", seat, f"'random' or 0 to {n - 1}")
+        kwargs["learner_seat"] = seat
+    if "opponents" in data:
+        opponents = data["opponents"]
+        if isinstance(opponents, (str, dict)):
+            opponents = [opponents]
+        if not isinstance(opponents, list) or len(opponents) not in (1, n - 1):
+            _fail("opponents", data["opponents"], f"one spec or a list of {n - 1} for {n} players")
+        kwargs["opponents"] = [_opponent(f"opponents[{i}]", o) for i, o in enumerate(opponents)]
+    if "self_play" in data:
+        section = data["self_play"]
+        _reject_unknown("self_play", section, tuple(f.name for f in fields(SelfPlay)))
+        kwargs["self_play"] = SelfPlay(**{k: _int(f"self_play.{k}", v) for k, v in section.items()})
+    if "ppo" in data:
+        accepted = _ppo_arguments()
+        _reject_unknown("ppo", data["ppo"], accepted)
+        for key, value in data["ppo"].items():
+            if isinstance(value, str):
+                _fail(f"ppo.{key}", value, "a number (YAML reads 3e-4 as text: write 0.0003)")
+        kwargs["ppo"] = dict(data["ppo"])
+    if "policy" in data:
+        _reject_unknown("policy", data["policy"], ("net_arch", "activation_fn", "ortho_init"))
+        policy = dict(data["policy"])
+        if "activation_fn" in policy and policy["activation_fn"] not in ("tanh", "relu"):
+            _fail("policy.activation_fn", policy["activation_fn"], "'tanh' or 'relu'")
+        kwargs["policy"] = policy
+    if "eval" in data:
+        section = data["eval"]
+        _reject_unknown("eval", section, tuple(f.name for f in fields(Evaluation)))
+        eval_kwargs: dict[str, Any] = {}
+        for key in ("every", "games"):
+            if key in section:
+                eval_kwargs[key] = _int(f"eval.{key}", section[key])
+        if "opponents" in section:
+            tables = section["opponents"]
+            if not isinstance(tables, dict) or not tables:
+                _fail("eval.opponents", tables, "a mapping name -> opponents")
+            checked = {}
+            for name, specs in tables.items():
+                specs = [specs] if isinstance(specs, (str, dict)) else specs
+                if not isinstance(specs, list) or len(specs) not in (1, n - 1):
+                    _fail(f"eval.opponents.{name}", specs, f"one spec or a list of {n - 1}")
+                checked[name] = [_opponent(f"eval.opponents.{name}", s) for s in specs]
+            eval_kwargs["opponents"] = checked
+        kwargs["eval"] = Evaluation(**eval_kwargs)
+    return TrainConfig(**kwargs)
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Load and validate a training config file (ValueError naming the file and the key)."""
+    data = load_yaml_mapping(path)
+    try:
+        return parse_config(data)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from exc

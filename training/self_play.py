@@ -1,0 +1,63 @@
+"""Self-play league: frozen snapshots of the learner as opponents.
+
+Every ``self_play.snapshot_every`` steps the learner is saved into ``<run>/snapshots/``, keeping
+the ``keep`` latest. A ``"self"`` opponent draws one snapshot at random at the start of every
+game (a league of recent selves rather than the newest one only, which keeps the learner from
+chasing its own tail). Until the first snapshot exists, ``"self"`` seats play uniformly at random.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ckc_env.agents import Agent, RandomAgent
+from ckc_env.config import GameConfig
+from ckc_env.engine.view import PlayerView
+from ckc_env.policy import PolicyAgent
+
+SELF = "self"
+
+
+class SnapshotOpponent(Agent):
+    name = SELF
+
+    def __init__(self, snapshot_dir: Path, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.snapshot_dir = Path(snapshot_dir)
+        self.fallback = RandomAgent(seed=seed)
+        self.current: Agent = self.fallback
+
+    def reset(self, seat: int, config: GameConfig) -> None:
+        super().reset(seat, config)
+        snapshots = sorted(self.snapshot_dir.glob("snapshot_*.zip"))
+        if snapshots:
+            self.current = PolicyAgent(snapshots[int(self.rng.integers(len(snapshots)))], deterministic=False)
+        else:
+            self.current = self.fallback
+        self.current.reset(seat, config)
+
+    def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
+        return self.current.act(view, observation)
+
+
+class SnapshotOpponents:
+    @staticmethod
+    def specs(opponents: list[Any], snapshot_dir: Path | None, seed: int) -> list[Any]:
+        """The opponents with every ``"self"`` replaced by a snapshot-drawing agent."""
+        out = []
+        for k, spec in enumerate(opponents):
+            name = spec.get("name") if isinstance(spec, dict) else spec
+            out.append(SnapshotOpponent(snapshot_dir, seed=seed * 100 + k) if name == SELF else spec)
+        return out
+
+
+def save_snapshot(model, snapshot_dir: Path, timesteps: int, keep: int) -> Path:
+    snapshot_dir.mkdir(parents=True, exist_ok=True)
+    path = snapshot_dir / f"snapshot_{timesteps:012d}.zip"
+    model.save(path)
+    for old in sorted(snapshot_dir.glob("snapshot_*.zip"))[:-keep]:
+        old.unlink()
+    return path

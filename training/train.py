@@ -1,0 +1,220 @@
+"""Train a MaskablePPO agent for Checkpoint Charlie against scripted, checkpoint or self-play opponents.
+
+    python training/train.py configs/train/quick.yaml                 # a run folder under runs/
+    python training/train.py configs/train/full.yaml --run-dir checkpoints/full_5p
+    python training/train.py --resume checkpoints/full_5p             # continue to total_timesteps
+
+The script reads top to bottom: config -> seed -> environments -> model -> callbacks -> learn ->
+save. A run folder holds everything needed to reproduce and use the run: ``config.yaml`` (the
+resolved config), ``command.txt``, ``best_model.zip`` (best win rate against the first evaluation
+table), ``final_model.zip``, ``evaluations.json`` (the evaluation history), ``tensorboard/``
+(``charts/``, ``eval/`` tags) and, with self-play, ``snapshots/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import yaml
+
+from ckc_env.tournament import run_tournament
+from training.config import TrainConfig, load_config
+
+
+def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None):
+    """A thunk building one single-agent environment (for SB3's vectorised environments)."""
+
+    def build():
+        from ckc_env.single_agent import CheckpointCharlieSingleAgent
+        from training.self_play import SnapshotOpponents
+
+        opponents = config.opponents
+        if config.uses_self_play:
+            opponents = SnapshotOpponents.specs(opponents, snapshot_dir, seed=config.seed + rank)
+        env = CheckpointCharlieSingleAgent(
+            opponents=opponents,
+            learner_seat=config.learner_seat,
+            belief_features=config.belief_features,
+            reward=config.reward,
+            **config.game,
+        )
+        env.reset(seed=config.seed + 1000 * rank)
+        from stable_baselines3.common.monitor import Monitor
+
+        return Monitor(env)
+
+    return build
+
+
+def evaluate(model_path: Path, config: TrainConfig, games: int, seed: int) -> dict[str, dict[str, float]]:
+    """The learner against each evaluation table (seat-rotated tournaments, all cores)."""
+    n = config.game_config.num_players
+    out = {}
+    for name, specs in config.eval.opponents.items():
+        others = specs * (n - 1) if len(specs) == 1 else specs
+        lineup = [str(model_path), *others]
+        result = run_tournament(lineup, games=games, seed=seed, config=config.game, workers=None)
+        stat = result.stats()[0]
+        out[name] = {
+            "win_rate": stat["win"].mean,
+            "win_ci95": [stat["win"].low, stat["win"].high],
+            "points": stat["points"].mean,
+            "games": result.games,
+        }
+    return out
+
+
+def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, Any]]):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class EvalAndSnapshot(BaseCallback):
+        """Every ``eval.every`` steps: evaluate, log to TensorBoard, keep the best model; with
+        self-play, every ``self_play.snapshot_every`` steps: freeze a snapshot for the opponents."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_eval = (history[-1]["timesteps"] if history else 0) + config.eval.every
+            self.next_snapshot = config.self_play.snapshot_every
+            self.best = max((h["results"][first_table(config)]["win_rate"] for h in history), default=-1.0)
+
+        def _on_step(self) -> bool:
+            steps = self.num_timesteps
+            if config.uses_self_play and steps >= self.next_snapshot:
+                self.next_snapshot += config.self_play.snapshot_every
+                from training.self_play import save_snapshot
+
+                save_snapshot(self.model, run_dir / "snapshots", steps, keep=config.self_play.keep)
+            if steps >= self.next_eval:
+                self.next_eval += config.eval.every
+                self.run_evaluation()
+            return True
+
+        def run_evaluation(self) -> None:
+            path = run_dir / "latest_model.zip"
+            self.model.save(path)
+            started = time.time()
+            results = evaluate(path, config, config.eval.games, seed=config.seed + 7_777_777)
+            entry = {"timesteps": self.num_timesteps, "seconds": round(time.time() - started, 1), "results": results}
+            history.append(entry)
+            (run_dir / "evaluations.json").write_text(json.dumps(history, indent=2))
+            for name, result in results.items():
+                self.logger.record(f"eval/win_rate_{name}", result["win_rate"])
+                self.logger.record(f"eval/points_{name}", result["points"])
+            score = results[first_table(config)]["win_rate"]
+            if score > self.best:
+                self.best = score
+                self.model.save(run_dir / "best_model.zip")
+
+    return EvalAndSnapshot()
+
+
+def first_table(config: TrainConfig) -> str:
+    return next(iter(config.eval.opponents))
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("config", nargs="?", help="a training config YAML (configs/train/*.yaml)")
+    parser.add_argument("--run-dir", default=None, help="run folder (default: runs/<config name>_seed<seed>)")
+    parser.add_argument("--resume", default=None, help="a run folder to continue up to its total_timesteps")
+    parser.add_argument("--total-timesteps", type=int, default=None, help="override the config's total_timesteps")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    if bool(args.config) == bool(args.resume):
+        parser.error("give a config file, or --resume RUN_DIR")
+
+    # --- config and run folder
+    try:
+        if args.resume:
+            run_dir = Path(args.resume)
+            config = load_config(run_dir / "config.yaml")
+        else:
+            config = load_config(args.config)
+            run_dir = Path(args.run_dir or f"runs/{Path(args.config).stem}_seed{config.seed}")
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.total_timesteps is not None:
+        if args.total_timesteps <= 0:
+            parser.error(f"--total-timesteps must be positive, got {args.total_timesteps}")
+        config = TrainConfig(**{**config.__dict__, "total_timesteps": args.total_timesteps})
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    with (run_dir / "command.txt").open("a") as handle:
+        handle.write(shlex.join([sys.executable, *sys.argv]) + "\n")
+    history_path = run_dir / "evaluations.json"
+    history = json.loads(history_path.read_text()) if args.resume and history_path.exists() else []
+
+    # --- seeding, environments
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    set_random_seed(config.seed)
+    torch.set_num_threads(1)
+    snapshot_dir = run_dir / "snapshots"
+    thunks = [make_env_fn(config, rank, snapshot_dir) for rank in range(config.n_envs)]
+    vec_env = SubprocVecEnv(thunks) if config.n_envs > 1 else DummyVecEnv(thunks)
+
+    # --- model
+    saved = [run_dir / name for name in ("final_model.zip", "latest_model.zip") if (run_dir / name).exists()]
+    if args.resume and saved:  # the newer of the final and the latest evaluated model
+        source = max(saved, key=lambda p: p.stat().st_mtime)
+        model = MaskablePPO.load(source, env=vec_env, device="cpu", tensorboard_log=str(run_dir / "tensorboard"))
+    else:
+        policy_kwargs: dict[str, Any] = dict(config.policy)
+        if "activation_fn" in policy_kwargs:
+            policy_kwargs["activation_fn"] = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[
+                policy_kwargs["activation_fn"]
+            ]
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec_env,
+            seed=config.seed,
+            device="cpu",
+            verbose=0,
+            tensorboard_log=str(run_dir / "tensorboard"),
+            policy_kwargs=policy_kwargs,
+            **config.ppo,
+        )
+
+    # --- learn, with evaluations
+    callback = build_callback(config, run_dir, history)
+    callback.init_callback(model)
+    remaining = config.total_timesteps - model.num_timesteps
+    started = time.time()
+    if remaining > 0:
+        model.learn(
+            total_timesteps=remaining,
+            callback=callback,
+            progress_bar=not args.no_progress,
+            reset_num_timesteps=False,
+            tb_log_name="run",
+        )
+    model.save(run_dir / "final_model.zip")
+    if not history or history[-1]["timesteps"] < model.num_timesteps:
+        callback.num_timesteps = model.num_timesteps
+        callback.run_evaluation()
+    summary = {
+        "timesteps": model.num_timesteps,
+        "wall_clock_seconds": round(time.time() - started, 1),
+        "best": max(history, key=lambda h: h["results"][first_table(config)]["win_rate"]),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    vec_env.close()
+    print(json.dumps(history[-1]["results"], indent=2))
+    print(f"run folder: {run_dir}")
+    return run_dir
+
+
+if __name__ == "__main__":
+    main()
