@@ -6,8 +6,9 @@ value of that colour's chips the seat has not seen (the pool less its own chips)
 best target when that value clears a bar that falls as the round closes in:
 
 - ``sure``: a target at least this likely to be the chief is taken at once (others may take it);
-- the bar goes from ``bar_early`` (every other player may still accuse) to ``bar_late`` (one other
-  player may still accuse, whose accusation would end the round) in proportion;
+- otherwise the bar is ``bar_late + (bar_early - bar_late) * (k - 1) / (n - 2)`` with k the other
+  players who may still accuse: ``bar_early`` while all n-1 may (the search found a bar that
+  *rises* as the round closes: accuse likely cats early, be choosy late);
 - with one other player left, it also compares with what the non-accuser would get: white while
   the chief may still be in the deck, black otherwise, accusing when the best target is worth at
   least that plus ``margin_last``.
@@ -35,9 +36,11 @@ from .simple import adler_swap_action
 
 @dataclass(frozen=True)
 class BayesParams:
-    sure: float = 0.6
-    bar_early: float = 2.0
-    bar_late: float = 0.8
+    # Defaults from training/tune_bayes.py (docs/bayes_v1_tuning.json); the search started from
+    # sure=0.6, bar_early=2.0, bar_late=0.8, margin_last=0.0.
+    sure: float = 0.3
+    bar_early: float = 1.0
+    bar_late: float = 2.0
     margin_last: float = 0.0
 
     def __post_init__(self) -> None:
