@@ -52,6 +52,7 @@ class Beliefs:
     assignments: int  # number of consistent hidden assignments
 
 
+@lru_cache(maxsize=1 << 16)
 def candidate_clues(row: int, discards: int, free_features: int) -> int:
     """Bitmask over the 10 clues a seat may hold: a free feature, shown by all its row cats and by
     none of its discards."""
@@ -63,44 +64,39 @@ def candidate_clues(row: int, discards: int, free_features: int) -> int:
 
 
 @cache
-def _maps(unknown: int, free: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """All injective maps of ``unknown`` seats into the free features."""
-    return tuple(permutations(free, unknown))
+def _assignments(unknown: int, free: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Every hidden assignment for ``unknown`` seats and the free features, as arrays.
+
+    Returns ``clue_of`` (assignments x unknown seats: each seat's clue) and ``chief_bits``
+    (assignments: the chief's bits on the free features). An assignment is a face for every free
+    feature (the seats' faces and the bag tiles' alike) and an injective map of the seats into them.
+    """
+    clue_rows, chief_rows = [], []
+    for faces in range(1 << len(free)):  # bit j set: free feature j shows value B
+        side = {f: (faces >> j) & 1 for j, f in enumerate(free)}
+        chief = sum(1 << f for f in free if side[f] == 0)
+        for seat_features in permutations(free, unknown):
+            clue_rows.append([2 * f + side[f] for f in seat_features])
+            chief_rows.append(chief)
+    clue_of = np.array(clue_rows, dtype=np.int64).reshape(len(clue_rows), unknown)
+    return clue_of, np.array(chief_rows, dtype=np.int64)
 
 
 @lru_cache(maxsize=1 << 18)
 def _posterior(fixed_chief_bits: int, free: tuple[int, ...], candidates: tuple[int, ...]) -> tuple:
-    """Enumerate the consistent hidden assignments of one information set.
+    """Count the consistent hidden assignments of one information set.
 
     ``free``: the features whose value is unknown (sorted); ``candidates``: per unknown seat the
     bitmask of clues it may hold. Returns (count, chief weights by cat, clue weights per unknown seat).
     """
-    k = len(candidates)
-    chief_w = [0] * N_CATS
-    clue_w = [[0] * N_CLUES for _ in range(k)]
-    count = 0
-    n_free = len(free)
-    for faces in range(1 << n_free):  # bit j set: free feature j shows value B
-        chief = fixed_chief_bits
-        clue_of = {}
-        for j, f in enumerate(free):
-            side = (faces >> j) & 1
-            clue_of[f] = 2 * f + side
-            if side == 0:
-                chief |= 1 << f
-        for seat_features in _maps(k, free):
-            ok = True
-            for i, f in enumerate(seat_features):
-                if not (candidates[i] >> clue_of[f]) & 1:
-                    ok = False
-                    break
-            if not ok:
-                continue
-            count += 1
-            chief_w[chief] += 1
-            for i, f in enumerate(seat_features):
-                clue_w[i][clue_of[f]] += 1
-    return count, tuple(chief_w), tuple(tuple(w) for w in clue_w)
+    clue_of, chief_bits = _assignments(len(candidates), free)
+    if candidates:
+        consistent = ((np.array(candidates, dtype=np.int64) >> clue_of) & 1).all(axis=1)
+        clue_of, chief_bits = clue_of[consistent], chief_bits[consistent]
+    count = len(chief_bits)
+    chief_w = np.bincount(chief_bits | fixed_chief_bits, minlength=N_CATS)
+    clue_w = [np.bincount(clue_of[:, i], minlength=N_CLUES) for i in range(len(candidates))]
+    return count, chief_w, clue_w
 
 
 def beliefs(view: PlayerView) -> Beliefs:
@@ -126,14 +122,36 @@ def beliefs(view: PlayerView) -> Beliefs:
         if s == view.seat:  # own clue face still to be chosen: the tile is known
             mask &= 0b11 << (2 * view.own_tile)
         candidates.append(mask)
+    key = (n, tuple(known.items()), chief_bits, free, tuple(unknown), tuple(candidates))
+    result = _BELIEFS.get(key)
+    if result is None:
+        if len(_BELIEFS) >= 1 << 17:
+            _BELIEFS.clear()
+        result = _BELIEFS[key] = _beliefs(n, known, chief_bits, free, unknown, candidates, view.seat)
+    return result
+
+
+_BELIEFS: dict[tuple, Beliefs] = {}
+"""Whole results by information set (treat them as read-only): the same sets recur all the time."""
+
+
+def _beliefs(
+    n: int,
+    known: dict[int, int],
+    chief_bits: int,
+    free: tuple[int, ...],
+    unknown: list[int],
+    candidates: list[int],
+    seat: int,
+) -> Beliefs:
     count, chief_w, clue_w = _posterior(chief_bits, free, tuple(candidates))
     if count == 0:
-        raise ValueError(f"seat {view.seat}'s information set admits no assignment: the position is inconsistent")
-    chief = np.asarray(chief_w, dtype=np.float64) / count
+        raise ValueError(f"seat {seat}'s information set admits no assignment: the position is inconsistent")
+    chief = chief_w / count
     assistant = chief @ _ASSISTANT_MATRIX
     clue = np.zeros((n, N_CLUES))
     for s, c in known.items():
         clue[s, c] = 1.0
     for i, s in enumerate(unknown):
-        clue[s] = np.asarray(clue_w[i], dtype=np.float64) / count
+        clue[s] = clue_w[i] / count
     return Beliefs(chief=chief, assistant=assistant, innocent=1.0 - chief - assistant, clue=clue, assignments=count)

@@ -171,6 +171,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .agents.base import LazyObservation
 from .config import GameConfig
 from .engine.actions import N_ACTIONS, action_to_string
 from .engine.game import Game
@@ -280,6 +281,14 @@ class raw_env(AECEnv):
         if seat == self.game.current_seat:
             self.game.fill_legal_mask(mask)
         return {"observation": encode_observation(self.game, seat, self.observation_layout), "action_mask": mask}
+
+    def observe_lazily(self, agent: str) -> LazyObservation:
+        """``observe(agent)`` with the vector encoded only when read (for scripted players)."""
+        seat = self._seat[agent]
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        if seat == self.game.current_seat:
+            self.game.fill_legal_mask(mask)
+        return LazyObservation(mask, lambda: encode_observation(self.game, seat, self.observation_layout))
 
     def state(self) -> np.ndarray:
         return encode_state(self.game)

@@ -139,7 +139,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         while not game.game_over and game.current_seat != self.seat:
             seat = game.current_seat
             name = aec.possible_agents[seat]
-            action = self._opponents[seat].act(PlayerView(game, seat), aec.observe(name))
+            action = self._opponents[seat].act(PlayerView(game, seat), aec.observe_lazily(name))
             aec.step(action)
             earned += aec.rewards[learner]
         return earned

@@ -92,7 +92,7 @@ def play_game(env: raw_env, agents: Sequence[Agent], seed: int) -> dict[str, Any
     while not game.game_over:
         seat = game.current_seat
         name = env.possible_agents[seat]
-        action = agents[seat].act(views[seat], env.observe(name))
+        action = agents[seat].act(views[seat], env.observe_lazily(name))
         env.step(action)
     final = game.final
     n = len(agents)

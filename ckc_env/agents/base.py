@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+
 import numpy as np
 
 from ..config import GameConfig
@@ -37,3 +39,34 @@ class Agent:
 
 def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
     return np.flatnonzero(observation["action_mask"])
+
+
+class LazyObservation(Mapping):
+    """A seat's ``{"observation", "action_mask"}`` whose vector is encoded only if asked for.
+
+    Scripted agents read the view and the mask; only learned policies need the vector, and
+    encoding it (with beliefs, when the layout has them) for every scripted decision would cost
+    more than the decision itself.
+    """
+
+    __slots__ = ("_encode", "_vector", "action_mask")
+
+    def __init__(self, action_mask: np.ndarray, encode: Callable[[], np.ndarray]) -> None:
+        self.action_mask = action_mask
+        self._encode = encode
+        self._vector: np.ndarray | None = None
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key == "action_mask":
+            return self.action_mask
+        if key == "observation":
+            if self._vector is None:
+                self._vector = self._encode()
+            return self._vector
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("observation", "action_mask"))
+
+    def __len__(self) -> int:
+        return 2

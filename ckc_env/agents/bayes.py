@@ -21,11 +21,11 @@ in expectation, see ``simple.adler_swap_action``). The parameters' defaults come
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import lru_cache
 
 import numpy as np
 
 from ..beliefs import beliefs
-from ..config import BLACK, GOLD, WHITE
 from ..engine.actions import ACCUSE, CAFE_ADLER, CLUE_FACE, CLUE_FACE_A, FORCED_ACCUSATION, PASS, WINDOW
 from ..engine.cards import N_CATS, cats_in
 from ..engine.chips import STASI
@@ -54,7 +54,7 @@ class BayesParams:
         return tuple(f.name for f in fields(cls))
 
 
-def expected_chip_values(view: PlayerView) -> np.ndarray:
+def expected_chip_values(view: PlayerView) -> tuple[float, float, float]:
     """E[value] of the next chip of each colour, over the chips this seat has not seen.
 
     The Stasi chip counts 0 (it goes back after the round), except in the last round (-2).
@@ -62,19 +62,25 @@ def expected_chip_values(view: PlayerView) -> np.ndarray:
     """
     game = view._game  # the pool composition and the seat's own chips only: both known to the seat
     pool = game.pool
-    own = set(game.holdings[view.seat])
     last_round = view.round_index + 1 >= view.config.max_rounds
-    sums = [0.0, 0.0, 0.0]
-    counts = [0, 0, 0]
-    for chip in range(len(pool)):
-        if chip in own:
-            continue
+    sums, counts = _pool_totals(pool, last_round)
+    sums, counts = list(sums), list(counts)
+    for chip in game.holdings[view.seat]:
         colour = pool.colour[chip]
-        value = (-2 if last_round else 0) if pool.kind[chip] == STASI else pool.value[chip]
-        sums[colour] += value
-        counts[colour] += 1
+        sums[colour] -= (-2 if last_round else 0) if pool.kind[chip] == STASI else pool.value[chip]
+        counts[colour] -= 1
     supply = view.supply_counts
-    return np.array([sums[c] / counts[c] if counts[c] and supply[c] else 0.0 for c in range(3)])
+    return tuple(sums[c] / counts[c] if counts[c] and supply[c] else 0.0 for c in range(3))
+
+
+@lru_cache(maxsize=64)
+def _pool_totals(pool, last_round: bool) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    sums, counts = [0.0, 0.0, 0.0], [0, 0, 0]
+    for chip in range(len(pool)):
+        colour = pool.colour[chip]
+        sums[colour] += (-2 if last_round else 0) if pool.kind[chip] == STASI else pool.value[chip]
+        counts[colour] += 1
+    return tuple(sums), tuple(counts)
 
 
 class BayesAgent(Agent):
@@ -94,28 +100,32 @@ class BayesAgent(Agent):
         if kind == CAFE_ADLER:
             return adler_swap_action(view, observation, self.rng)
         b = beliefs(view)
-        value = expected_chip_values(view)
-        targets = cats_in(view.targets)
-        ev = b.chief * value[GOLD] + b.assistant * value[WHITE] + b.innocent * value[BLACK]
-        best = max(targets, key=lambda c: (ev[c], b.chief[c], -c))
+        gold, white, black = expected_chip_values(view)
+        chief, assistant = b.chief, b.assistant
+        best, best_ev, best_chief = -1, -np.inf, -1.0
+        for c in cats_in(view.targets):  # a handful of targets: plain floats beat array maths here
+            pc, pa = float(chief[c]), float(assistant[c])
+            ev = pc * gold + pa * white + (1.0 - pc - pa) * black
+            if ev > best_ev or (ev == best_ev and pc > best_chief):
+                best, best_ev, best_chief = c, ev, pc
         if kind == FORCED_ACCUSATION:
             return ACCUSE + best
         assert kind == WINDOW
         p = self.params
-        if b.chief[best] >= p.sure:
+        if best_chief >= p.sure:
             return ACCUSE + best
         n = view.num_players
         others_left = sum(1 for s, cat in enumerate(view.accused_by) if cat < 0 and s != view.seat)
         if others_left <= 1:
-            drawn = 0
-            for row, discard in zip(view.rows, view.discards, strict=True):
-                drawn |= row | discard
-            undrawn = np.array([(drawn >> c) & 1 == 0 for c in range(N_CATS)])
-            p_undrawn = float(b.chief[undrawn].sum())
-            non_accuser = p_undrawn * value[WHITE] + (1 - p_undrawn) * value[BLACK]
             if view.config.non_accuser_white == "chief_uncaught":
-                non_accuser = value[WHITE]  # whoever is left wins white unless the chief is caught
-            return ACCUSE + best if ev[best] >= non_accuser + p.margin_last else PASS
+                non_accuser = white  # whoever is left takes white unless the chief is caught
+            else:  # white while the chief may still be in the deck
+                drawn = 0
+                for row, discard in zip(view.rows, view.discards, strict=True):
+                    drawn |= row | discard
+                p_undrawn = sum(float(chief[c]) for c in range(N_CATS) if not (drawn >> c) & 1)
+                non_accuser = p_undrawn * white + (1 - p_undrawn) * black
+            return ACCUSE + best if best_ev >= non_accuser + p.margin_last else PASS
         share = (others_left - 1) / max(1, n - 2)
         bar = p.bar_late + (p.bar_early - p.bar_late) * share
-        return ACCUSE + best if ev[best] >= bar else PASS
+        return ACCUSE + best if best_ev >= bar else PASS
