@@ -5,7 +5,7 @@ mostly passed), at random accusation decisions (windows and forced accusations),
 per position. For each player count, and in every repeat, three timings per position:
 
 - **first sight**: the posterior cache is cleared before every call
-  (``ckc_env.beliefs._posterior.cache_clear()``), so every call enumerates its information set;
+  (``ckc_env.beliefs.clear_caches()``), so every call enumerates its information set;
   the small cache of seat-to-feature maps (``_maps``) stays warm, as it would after a few calls;
 - **steady state**: the same positions again with the cache warm (it was filled by a pass over
   them), as during training, where the same information sets recur constantly;
@@ -72,7 +72,7 @@ def collect(n: int, count: int, seed: int) -> list[PlayerView]:
 def time_calls(views: list[PlayerView], call, clear: bool = False) -> list[float]:
     """Seconds per call, each call timed on its own."""
     clock = time.perf_counter_ns
-    cache_clear = belief_module._posterior.cache_clear
+    cache_clear = belief_module.clear_caches
     out = []
     for view in views:
         if clear:
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     runs: dict[int, dict[str, list[float]]] = {n: {} for n in players}
     info: dict[int, dict[str, Any]] = {}
     for n in players:  # distinct information sets and the spread of their sizes
-        belief_module._posterior.cache_clear()
+        belief_module.clear_caches()
         sizes = [beliefs(view).assignments for view in views[n]]
         info[n] = {
             "distinct_information_sets": belief_module._posterior.cache_info().currsize,
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for n in players:
             run = runs[n]
             first = time_calls(views[n], beliefs, clear=True)
-            belief_module._posterior.cache_clear()
+            belief_module.clear_caches()
             for view in views[n]:  # warm the cache
                 beliefs(view)
             steady = time_calls(views[n], beliefs)

@@ -135,6 +135,13 @@ _BELIEFS: dict[tuple, Beliefs] = {}
 """Whole results by information set (treat them as read-only): the same sets recur all the time."""
 
 
+def clear_caches() -> None:
+    """Forget every cached result (for measuring the cost of a first sight)."""
+    _BELIEFS.clear()
+    _posterior.cache_clear()
+    candidate_clues.cache_clear()
+
+
 def _beliefs(
     n: int,
     known: dict[int, int],
