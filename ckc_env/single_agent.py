@@ -13,8 +13,8 @@ objects, as in :mod:`ckc_env.tournament`). The learner sees its own observation 
 | Episode end | the game's end (``terminated``); never truncated |
 | Illegal action | ends the game at once: ``terminated=True``, reward ``illegal_penalty`` (default -1), ``info["illegal_action"] = True``. Checkers send unmasked actions, so this must not crash. |
 
-Arguments: ``opponents`` (one spec for every other seat, or a list of n-1 specs in seat order
-after the learner), ``learner_seat`` (``"random"`` or a seat), ``belief_features``, ``reward``,
+Arguments: ``opponents`` (one spec, alone or in a list, for every other seat, or a list of n-1
+specs in seat order after the learner), ``learner_seat`` (``"random"`` or a seat), ``belief_features``, ``reward``,
 ``illegal_penalty``, ``render_mode`` (``"ansi"``, ``"human"``), and any game option of
 :class:`~ckc_env.config.GameConfig`.
 """
@@ -56,6 +56,8 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         if isinstance(opponents, (str, dict, Agent)):
             opponents = [opponents] * (n - 1)
         opponents = list(opponents)
+        if len(opponents) == 1:
+            opponents = opponents * (n - 1)
         if len(opponents) != n - 1:
             raise ValueError(
                 f"{n} players need {n - 1} opponents (one spec or a list of {n - 1}), got {len(opponents)}"

@@ -96,6 +96,7 @@ def test_an_illegal_action_ends_the_game_with_the_penalty():
     ("kwargs", "message"),
     [
         ({"opponents": ["random"] * 3}, "5 players need 4 opponents"),
+        ({"opponents": ["random"] * 2, "num_players": 4}, "4 players need 3 opponents"),
         ({"opponents": "nobody"}, "unknown player 'nobody'"),
         ({"learner_seat": 5}, "accepted values are 'random' or 0 to 4"),
         ({"num_players": 6}, "num_players"),
