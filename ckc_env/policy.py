@@ -37,14 +37,17 @@ def resolve_checkpoint(path: str | Path) -> Path:
     raise ValueError(f"no checkpoint at {path}: give a model .zip or a run folder")
 
 
-_MODELS: dict[Path, object] = {}
+_MODELS: dict[tuple[Path, int, int], object] = {}
 
 
 def load_model(path: str | Path):
-    """Load (once per process: tournaments build agents per game) a MaskablePPO checkpoint."""
+    """Load a MaskablePPO checkpoint, once per process and file version (tournaments build agents
+    per game; a file rewritten during training, e.g. ``latest_model.zip``, is loaded again)."""
     model_path = resolve_checkpoint(path).resolve()
-    if model_path in _MODELS:
-        return _MODELS[model_path]
+    stat = model_path.stat()
+    key = (model_path, stat.st_mtime_ns, stat.st_size)
+    if key in _MODELS:
+        return _MODELS[key]
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -53,7 +56,7 @@ def load_model(path: str | Path):
         model = MaskablePPO.load(model_path, device="cpu")
     except Exception as exc:
         raise ValueError(f"{model_path} is not a MaskablePPO checkpoint this version can load: {exc}") from exc
-    _MODELS[model_path] = model
+    _MODELS[key] = model
     return model
 
 

@@ -75,3 +75,13 @@ def test_missing_and_broken_checkpoints(tmp_path):
     broken.write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="not a MaskablePPO checkpoint"):
         PolicyAgent(broken)
+
+
+def test_a_rewritten_checkpoint_is_loaded_again(tmp_path):
+    """Training rewrites latest_model.zip before every evaluation: a cached old model must not play."""
+    path = save_untrained(tmp_path, OBSERVATION.size)
+    first = PolicyAgent(path).model
+    assert PolicyAgent(path).model is first  # cached while the file is unchanged
+    model = sb3_contrib.MaskablePPO("MlpPolicy", _Stub(OBSERVATION.size), n_steps=8, batch_size=8, seed=1, device="cpu")
+    model.save(path)
+    assert PolicyAgent(path).model is not first
