@@ -26,12 +26,11 @@ from functools import lru_cache
 import numpy as np
 
 from ..beliefs import beliefs
-from ..engine.actions import ACCUSE, CAFE_ADLER, CLUE_FACE, CLUE_FACE_A, FORCED_ACCUSATION, PASS, WINDOW
+from ..engine.actions import ACCUSE, PASS
 from ..engine.cards import N_CATS, cats_in
 from ..engine.chips import STASI
 from ..engine.view import PlayerView
-from .base import Agent
-from .simple import adler_swap_action
+from .simple import Accuser
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def _pool_totals(pool, last_round: bool) -> tuple[tuple[float, ...], tuple[int, 
     return tuple(sums), tuple(counts)
 
 
-class BayesAgent(Agent):
+class BayesAgent(Accuser):
     name = "bayes_v1"
 
     def __init__(self, seed: int | None = None, **params: float) -> None:
@@ -93,12 +92,7 @@ class BayesAgent(Agent):
             raise ValueError(f"unknown bayes_v1 parameter(s) {unknown}: accepted are {list(BayesParams.names())}")
         self.params = BayesParams(**params)
 
-    def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
-        kind = view.decision_kind
-        if kind == CLUE_FACE:
-            return CLUE_FACE_A + int(self.rng.integers(2))
-        if kind == CAFE_ADLER:
-            return adler_swap_action(view, observation, self.rng)
+    def accuse(self, view: PlayerView, forced: bool) -> int:
         b = beliefs(view)
         gold, white, black = expected_chip_values(view)
         chief, assistant = b.chief, b.assistant
@@ -108,9 +102,8 @@ class BayesAgent(Agent):
             ev = pc * gold + pa * white + (1.0 - pc - pa) * black
             if ev > best_ev or (ev == best_ev and pc > best_chief):
                 best, best_ev, best_chief = c, ev, pc
-        if kind == FORCED_ACCUSATION:
+        if forced:
             return ACCUSE + best
-        assert kind == WINDOW
         p = self.params
         if best_chief >= p.sure:
             return ACCUSE + best

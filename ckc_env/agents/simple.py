@@ -64,18 +64,31 @@ class PassiveAgent(Agent):
         return KEEP
 
 
-class EagerAgent(Agent):
-    """Accuses the most likely chief at its first chance; swaps Adler chips at once."""
-
-    name = "eager"
+class Accuser(Agent):
+    """Base of the players that accuse by their own rule: a random clue face (the choice carries no
+    strategic weight, RULES.md 3.1), Cafe Adler chips swapped at once; ``accuse`` decides windows
+    and forced accusations."""
 
     def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
         kind = view.decision_kind
         if kind in (WINDOW, FORCED_ACCUSATION):
-            b = beliefs(view)
-            return ACCUSE + most_likely_target(view, b.chief, b.assistant)
+            return self.accuse(view, forced=kind == FORCED_ACCUSATION)
         if kind == CLUE_FACE:
             return CLUE_FACE_A + int(self.rng.integers(2))
         if kind == CAFE_ADLER:
             return adler_swap_action(view, observation, self.rng)
         raise ValueError(f"unknown decision kind {kind}")
+
+    def accuse(self, view: PlayerView, forced: bool) -> int:
+        """``ACCUSE + cat`` or (in a window) ``PASS``."""
+        raise NotImplementedError
+
+
+class EagerAgent(Accuser):
+    """Accuses the most likely chief at its first chance; swaps Adler chips at once."""
+
+    name = "eager"
+
+    def accuse(self, view: PlayerView, forced: bool) -> int:
+        b = beliefs(view)
+        return ACCUSE + most_likely_target(view, b.chief, b.assistant)
