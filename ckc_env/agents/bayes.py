@@ -59,12 +59,11 @@ def expected_chip_values(view: PlayerView) -> tuple[float, float, float]:
     The Stasi chip counts 0 (it goes back after the round), except in the last round (-2).
     Colours whose supply is empty are worth 0: nobody gets a chip.
     """
-    game = view._game  # the pool composition and the seat's own chips only: both known to the seat
-    pool = game.pool
+    pool = view.pool
     last_round = view.round_index + 1 >= view.config.max_rounds
     sums, counts = _pool_totals(pool, last_round)
     sums, counts = list(sums), list(counts)
-    for chip in game.holdings[view.seat]:
+    for chip in view.own_chips:
         colour = pool.colour[chip]
         sums[colour] -= (-2 if last_round else 0) if pool.kind[chip] == STASI else pool.value[chip]
         counts[colour] -= 1

@@ -188,6 +188,16 @@ class PlayerView:
         return self._game.face_up_counts
 
     @property
+    def pool(self):
+        """The game's chips (colour, printed value, kind by chip id): the composition is public."""
+        return self._game.pool
+
+    @property
+    def own_chips(self) -> list[int]:
+        """Ids of the chips this seat holds (it knows their values)."""
+        return self._game.holdings[self.seat]
+
+    @property
     def own_chip_values(self) -> list[int]:
         game = self._game
         return [scoring.chip_value(game, chip) for chip in game.holdings[self.seat]]
