@@ -90,6 +90,9 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         game_seed = int(self.np_random.integers(2**63))
         self.aec.reset(seed=game_seed, options=options)
         self._opponents = [None] * n
+        self._views = [PlayerView(self.aec.game, seat) for seat in range(n)]
+        self._summaries_seen = 0
+        self.aec.game.pop_rewards()
         others = [(self.seat + k) % n for k in range(1, n)]
         for k, seat in enumerate(others):
             spec = self.opponent_specs[k]
@@ -106,7 +109,6 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         game = self.aec.game
         if self._done:
             raise RuntimeError("step() after the episode ended: call reset()")
-        agent = self.aec.possible_agents[self.seat]
         try:
             legal = game.is_legal(int(action))
         except (TypeError, ValueError):
@@ -115,8 +117,8 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
             self._done = True
             info = {**self._info(), "illegal_action": True, "action": action, "legal_actions": game.legal_actions()}
             return self._observation(), self.illegal_penalty, True, False, info
-        self.aec.step(int(action))
-        reward = self._pending + self.aec.rewards[agent] + self._play_others()
+        game.apply(int(action))
+        reward = self._pending + self._collect() + self._play_others()
         self._pending = 0.0
         self._done = game.game_over
         return self._observation(), float(reward), self._done, False, self._info()
@@ -134,25 +136,43 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
     # ------------------------------------------------------------------ internals
     def _play_others(self) -> float:
         """Let the other seats decide until it is the learner's turn or the game ends; returns
-        what the learner earned meanwhile."""
+        what the learner earned meanwhile. The engine is driven directly: the AEC adapter's
+        bookkeeping (reward dicts, infos for every agent) would cost more than the decisions."""
         aec, game = self.aec, self.aec.game
-        learner = aec.possible_agents[self.seat]
         earned = 0.0
         while not game.game_over and game.current_seat != self.seat:
             seat = game.current_seat
-            name = aec.possible_agents[seat]
-            action = self._opponents[seat].act(PlayerView(game, seat), aec.observe_lazily(name))
-            aec.step(action)
-            earned += aec.rewards[learner]
+            action = self._opponents[seat].act(self._views[seat], aec.observe_lazily(aec.possible_agents[seat]))
+            if not game.is_legal(action):
+                raise ValueError(f"opponent {self._opponents[seat]!r} at seat {seat} chose illegal action {action}")
+            game.apply(action)
+            earned += self._collect()
         return earned
+
+    def _collect(self) -> float:
+        """The learner's reward from the engine's last transition."""
+        game = self.aec.game
+        gained = game.pop_rewards()
+        if self.aec.reward_scheme == "points":
+            return float(gained[self.seat])
+        if not game.game_over:
+            return 0.0
+        winners = game.final["winners"]
+        n = game.n
+        return 1.0 / len(winners) if self.seat in winners else -1.0 / (n - len(winners))
 
     def _observation(self) -> np.ndarray:
         return self.aec.observe(self.aec.possible_agents[self.seat])["observation"]
 
     def _info(self) -> dict[str, Any]:
         # Fresh objects every call: callers keep what they are given.
-        info = copy.deepcopy(self.aec.infos.get(self.aec.possible_agents[self.seat], {}))
-        info["seat"] = self.seat
+        game = self.aec.game
+        info: dict[str, Any] = {"seat": self.seat}
+        if len(game.summaries) > self._summaries_seen:  # a round ended since the last decision
+            self._summaries_seen = len(game.summaries)
+            values = self._views[self.seat].own_chip_values
+            info["round_summary"] = copy.deepcopy(game.summaries[-1])
+            info["own_chips"] = {"values": values, "points": sum(values)}
         if self.aec.game.game_over:
             final = copy.deepcopy(self.aec.game.final)
             info["final"] = final
