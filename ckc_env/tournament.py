@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import multiprocessing
 import operator
 import os
 from collections.abc import Callable, Sequence
@@ -47,6 +48,10 @@ def spec_label(spec: PlayerSpec) -> str:
         params = ",".join(f"{k}={v}" for k, v in spec.items() if k != "name")
         return f"{spec['name']}({params})" if params else str(spec["name"])
     return str(spec)
+
+
+def _name(spec: PlayerSpec) -> str:
+    return spec.get("name") if isinstance(spec, dict) else spec
 
 
 def validate_spec(spec: PlayerSpec) -> None:
@@ -232,7 +237,10 @@ def run_tournament(
             results += part
             bar(len(part))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # Checkpoints load torch, whose thread pools do not survive a fork: spawn fresh workers then.
+        spawn = any(_name(spec) not in REGISTRY for spec in lineup)
+        context = multiprocessing.get_context("spawn") if spawn else None
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             for part in pool.map(_play_chunk, jobs):
                 results += part
                 bar(len(part))
