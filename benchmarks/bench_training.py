@@ -2,8 +2,12 @@
 against four bayes_v1 opponents, measured side by side in one process (round-robin repeats, medians),
 with a trivial one-step environment as the same-run reference for PPO's own cost.
 
-    python benchmarks/bench_training.py                  # 5 players, 4096 steps per measurement, 3 repeats
-    python benchmarks/bench_training.py --belief-features --steps 8192 --repeats 5
+The model and the environments are built by training/train.py from a training config (default:
+configs/train/full.yaml, the shipped agent's), so the figures are those of the training script;
+only the opponents differ between the lines.
+
+    python benchmarks/bench_training.py                                   # full.yaml, 3 repeats
+    python benchmarks/bench_training.py --config configs/train/quick.yaml --steps 8192 --repeats 5
 
 The project's aim: against bayes_v1 within 25% of the rate against random (ratio >= 0.75).
 """
@@ -12,10 +16,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: make the repository (and training/) importable
 
 
 class Trivial(gym.Env):
@@ -37,45 +46,48 @@ class Trivial(gym.Env):
         return np.ones(40, bool)
 
 
-def rate(make_env, steps: int, seed: int) -> float:
-    import torch
-    from sb3_contrib import MaskablePPO
+def rate(config, make_env, steps: int) -> float:
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
-    torch.set_num_threads(1)
-    model = MaskablePPO(
-        "MlpPolicy", make_env(), n_steps=1024, batch_size=256, n_epochs=5, seed=seed, device="cpu", verbose=0
-    )
-    model.learn(1024)  # warm-up: the first rollout, imports, caches
+    from training.train import build_model
+
+    model = build_model(config, DummyVecEnv([make_env]))
+    model.learn(config.ppo.get("n_steps", 2048))  # warm-up: the first rollout and update, imports, caches
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
     return steps / (time.perf_counter() - start)
 
 
 def main(argv: list[str] | None = None) -> None:
+    import torch
+
     from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS
-    from ckc_env.single_agent import CheckpointCharlieSingleAgent
+    from training.config import TrainConfig, load_config
+    from training.train import make_env_fn
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--players", type=int, default=5, choices=(3, 4, 5))
-    parser.add_argument("--steps", type=int, default=4096)
+    parser.add_argument("--config", default=str(ROOT / "configs/train/full.yaml"), help="a training config")
+    parser.add_argument("--steps", type=int, default=4096, help="learner steps per measurement")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--belief-features", action="store_true")
     args = parser.parse_args(argv)
 
-    size = (OBSERVATION_WITH_BELIEFS if args.belief_features else OBSERVATION).size
+    torch.set_num_threads(1)  # as training/train.py
+    config = load_config(args.config)
+    size = (OBSERVATION_WITH_BELIEFS if config.belief_features else OBSERVATION).size
+
+    def against(name: str):
+        return make_env_fn(TrainConfig(**{**config.__dict__, "opponents": [name]}), rank=0, snapshot_dir=None)
+
     setups = {
         "trivial env": lambda: Trivial(size),
-        "vs 4 random": lambda: CheckpointCharlieSingleAgent(
-            opponents="random", num_players=args.players, belief_features=args.belief_features
-        ),
-        "vs 4 bayes_v1": lambda: CheckpointCharlieSingleAgent(
-            opponents="bayes_v1", num_players=args.players, belief_features=args.belief_features
-        ),
+        "vs 4 random": against("random"),
+        "vs 4 bayes_v1": against("bayes_v1"),
     }
+    print(f"config {args.config}: {config.game_config.num_players} players, belief_features={config.belief_features}")
     rates: dict[str, list[float]] = {name: [] for name in setups}
-    for repeat in range(args.repeats):
+    for _ in range(args.repeats):
         for name, make_env in setups.items():
-            rates[name].append(rate(make_env, args.steps, seed=repeat))
+            rates[name].append(rate(config, make_env, args.steps))
     medians = {name: statistics.median(values) for name, values in rates.items()}
     for name, value in medians.items():
         print(f"{name:16s} {value:8.0f} learner steps/s")

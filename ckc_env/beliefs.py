@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from itertools import permutations
+from itertools import count, permutations
 
 import numpy as np
 
@@ -41,18 +41,54 @@ for _chief in range(N_CATS):
         _ASSISTANT_MATRIX[_chief, _chief ^ (1 << _f)] = 1.0
 
 
-@dataclass(frozen=True)
 class Beliefs:
-    """Posterior of one seat. Seats are absolute (``clue[s]`` is seat s's clue distribution)."""
+    """Posterior of one seat. Seats are absolute (``clue[s]`` is seat s's clue distribution).
+    The arrays are built on first use (a scripted player reads only what it needs); treat them as
+    read-only."""
 
-    chief: np.ndarray  # (32,) P(cat is the chief spy)
-    assistant: np.ndarray  # (32,) P(cat is an assistant)
-    innocent: np.ndarray  # (32,) P(cat is innocent)
-    clue: np.ndarray  # (n, 10) P(seat's clue = c)
-    assignments: int  # number of consistent hidden assignments
+    __slots__ = ("_assistant", "_chief", "_clue", "_frame", "_innocent", "_order", "_posterior", "assignments")
+
+    def __init__(self, assignments: int, frame, order: list[int], posterior: np.ndarray) -> None:
+        self.assignments = assignments  # number of consistent hidden assignments
+        self._frame, self._order, self._posterior = frame, order, posterior
+        self._chief = self._assistant = self._innocent = self._clue = None
+
+    @property
+    def chief(self) -> np.ndarray:
+        """(32,) P(cat is the chief spy)."""
+        if self._chief is None:
+            self._chief = self._posterior[:N_CATS][self._frame.perm]
+        return self._chief
+
+    @property
+    def assistant(self) -> np.ndarray:
+        """(32,) P(cat is an assistant)."""
+        if self._assistant is None:
+            self._assistant = self._posterior[N_CATS : 2 * N_CATS][self._frame.perm]
+        return self._assistant
+
+    @property
+    def innocent(self) -> np.ndarray:
+        """(32,) P(cat is innocent)."""
+        if self._innocent is None:
+            self._innocent = 1.0 - self.chief - self.assistant
+        return self._innocent
+
+    @property
+    def clue(self) -> np.ndarray:
+        """(n, 10) P(seat's clue = c)."""
+        if self._clue is None:
+            frame = self._frame
+            clue = np.zeros((frame.n, N_CLUES))
+            for s, c in frame.known.items():
+                clue[s, c] = 1.0
+            if frame.unknown:  # the posterior's seats are sorted by candidates: put them back
+                sorted_seats = [frame.unknown[i] for i in self._order]
+                clue[sorted_seats] = self._posterior[2 * N_CATS :].reshape(-1, N_CLUES)
+            self._clue = clue
+        return self._clue
 
 
-@lru_cache(maxsize=1 << 16)
 def candidate_clues(row: int, discards: int, free_features: int) -> int:
     """Bitmask over the 10 clues a seat may hold: a free feature, shown by all its row cats and by
     none of its discards."""
@@ -65,100 +101,138 @@ def candidate_clues(row: int, discards: int, free_features: int) -> int:
 
 @cache
 def _assignments(unknown: int, free: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Every hidden assignment for ``unknown`` seats and the free features, as arrays.
+    """Every hidden assignment for ``unknown`` seats and the free features, as two arrays.
 
-    Returns ``clue_of`` (assignments x unknown seats: each seat's clue) and ``chief_bits``
-    (assignments: the chief's bits on the free features). An assignment is a face for every free
-    feature (the seats' faces and the bag tiles' alike) and an injective map of the seats into them.
+    An assignment is a face for every free feature (the seats' faces and the bag tiles' alike) and
+    an injective map of the seats into them. Returns ``needs`` (per assignment, one int64 bitmask
+    with bit ``10 * i + clue`` for each unknown seat i: the assignment is consistent when every
+    needed bit is among the seats' candidates) and ``weights`` (assignments x (64 + 10 * unknown):
+    one-hot the chief, its assistants, and each seat's clue), so that one bitwise test and one
+    matrix product count a whole information set.
     """
-    clue_rows, chief_rows = [], []
+    need_rows, chief_rows, clue_rows = [], [], []
     for faces in range(1 << len(free)):  # bit j set: free feature j shows value B
         side = {f: (faces >> j) & 1 for j, f in enumerate(free)}
         chief = sum(1 << f for f in free if side[f] == 0)
         for seat_features in permutations(free, unknown):
-            clue_rows.append([2 * f + side[f] for f in seat_features])
+            clues = [2 * f + side[f] for f in seat_features]
+            need_rows.append(sum(1 << (N_CLUES * i + clue) for i, clue in enumerate(clues)))
             chief_rows.append(chief)
-    clue_of = np.array(clue_rows, dtype=np.int64).reshape(len(clue_rows), unknown)
-    return clue_of, np.array(chief_rows, dtype=np.int64)
+            clue_rows.append(clues)
+    rows = np.arange(len(chief_rows))
+    weights = np.zeros((len(chief_rows), 2 * N_CATS + N_CLUES * unknown))
+    weights[rows, chief_rows] = 1.0
+    weights[:, N_CATS : 2 * N_CATS] = weights[:, :N_CATS] @ _ASSISTANT_MATRIX
+    for i in range(unknown):
+        weights[rows, 2 * N_CATS + N_CLUES * i + np.array([c[i] for c in clue_rows], dtype=np.int64)] = 1.0
+    return np.array(need_rows, dtype=np.int64), weights
 
 
-@lru_cache(maxsize=1 << 18)
-def _posterior(fixed_chief_bits: int, free: tuple[int, ...], candidates: tuple[int, ...]) -> tuple:
-    """Count the consistent hidden assignments of one information set.
+_XOR = np.arange(N_CATS)[None, :] ^ np.arange(N_CATS)[:, None]
+"""``_XOR[fixed][c] = c ^ fixed``: moves a chief over the free features onto the whole cat (the
+known features' bits are fixed, and XOR is a permutation)."""
+
+
+def _posterior(free: tuple[int, ...], candidates: tuple[int, ...]) -> tuple[int, np.ndarray]:
+    """Count the consistent hidden assignments of one information set, up to its known features.
 
     ``free``: the features whose value is unknown (sorted); ``candidates``: per unknown seat the
-    bitmask of clues it may hold. Returns (count, chief weights by cat, clue weights per unknown seat).
+    bitmask of clues it may hold (callers sort them: the count does not depend on which seat is
+    which, so sorted keys recur more). Returns the count and one array: P(chief) and P(assistant)
+    over the cats whose known-feature bits are 0, then P(clue) for each unknown seat.
     """
-    clue_of, chief_bits = _assignments(len(candidates), free)
-    if candidates:
-        consistent = ((np.array(candidates, dtype=np.int64) >> clue_of) & 1).all(axis=1)
-        clue_of, chief_bits = clue_of[consistent], chief_bits[consistent]
-    count = len(chief_bits)
-    chief_w = np.bincount(chief_bits | fixed_chief_bits, minlength=N_CATS)
-    clue_w = [np.bincount(clue_of[:, i], minlength=N_CLUES) for i in range(len(candidates))]
-    return count, chief_w, clue_w
+    needs, weights = _assignments(len(candidates), free)
+    have = 0
+    for i, mask in enumerate(candidates):
+        have |= mask << (N_CLUES * i)
+    totals = ((needs & ~have) == 0).astype(np.float64) @ weights
+    count = totals[:N_CATS].sum()
+    if count:
+        totals /= count
+    return round(count), totals
 
 
 def beliefs(view: PlayerView) -> Beliefs:
     """The exact posterior of ``view.seat``'s information set."""
-    n = view.num_players
-    known: dict[int, int] = dict(view.exposed_clues)
-    if view.own_clue >= 0:
-        known[view.seat] = view.own_clue
-    fixed = list(known.values()) + list(view.public_clues)
-    fixed_features = 0
-    chief_bits = 0
-    for clue in fixed:
+    own = view.own_clue
+    frame = _frame(
+        view.num_players, view.seat, own, view.own_tile if own < 0 else -1, tuple(view.exposed_clues.items()),
+        tuple(view.public_clues),
+    )  # fmt: skip
+    rows, discards, free_mask, limit = view.rows, view.discards, frame.free_mask, frame.limit
+    candidates = []
+    for s in frame.unknown:
+        mask = _CANDIDATES.get((rows[s], discards[s], free_mask))
+        if mask is None:
+            mask = _remember(
+                _CANDIDATES, (rows[s], discards[s], free_mask), candidate_clues(rows[s], discards[s], free_mask)
+            )
+        candidates.append(mask & limit[s])
+    order = sorted(range(len(candidates)), key=candidates.__getitem__)
+    key = (frame.free, tuple([candidates[i] for i in order]))
+    result = _POSTERIOR.get(key)
+    if result is None:
+        result = _remember(_POSTERIOR, key, _posterior(*key))
+    count, posterior = result
+    if count == 0:
+        raise ValueError(f"seat {view.seat}'s information set admits no assignment: the position is inconsistent")
+    return Beliefs(count, frame, order, posterior)
+
+
+def _remember(cache: dict, key: tuple, value):
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+_CACHE_SIZE = 1 << 18
+_CANDIDATES: dict[tuple[int, int, int], int] = {}
+_POSTERIOR: dict[tuple, tuple[int, np.ndarray]] = {}
+"""Caches as plain dicts of ints and arrays, not ``lru_cache``: with hundreds of thousands of
+entries, objects the garbage collector tracks (lru_cache's links, tuples of arrays) made its full
+collections cost more than the beliefs themselves."""
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """What a seat knows of the clues themselves (its own, the exposed and the public ones), which
+    changes a few times a round; the rows and discards, which change at every card, are read
+    against it."""
+
+    index: int  # a unique number: keys the results instead of the whole frame
+    n: int
+    known: dict[int, int]
+    chief_bits: int  # the chief's bits on the known features
+    free_mask: int
+    free: tuple[int, ...]
+    unknown: tuple[int, ...]
+    limit: dict[int, int]  # per unknown seat, the clues it may hold at all (own tile: its two faces)
+    perm: np.ndarray  # moves a chief over the free features onto the whole cat (see _XOR)
+
+
+@lru_cache(maxsize=1 << 12)
+def _frame(n: int, seat: int, own_clue: int, own_tile: int, exposed: tuple, public: tuple) -> _Frame:
+    known = dict(exposed)
+    if own_clue >= 0:
+        known[seat] = own_clue
+    fixed_features = chief_bits = 0
+    for clue in [*known.values(), *public]:
         fixed_features |= 1 << (clue >> 1)
         if clue & 1 == 0:
             chief_bits |= 1 << (clue >> 1)
     free_mask = ((1 << N_FEATURES) - 1) & ~fixed_features
     free = tuple(f for f in range(N_FEATURES) if (free_mask >> f) & 1)
-    unknown = [s for s in range(n) if s not in known]
-    rows, discards = view.rows, view.discards
-    candidates = []
-    for s in unknown:
-        mask = candidate_clues(rows[s], discards[s], free_mask)
-        if s == view.seat:  # own clue face still to be chosen: the tile is known
-            mask &= 0b11 << (2 * view.own_tile)
-        candidates.append(mask)
-    key = (n, tuple(known.items()), chief_bits, free, tuple(unknown), tuple(candidates))
-    result = _BELIEFS.get(key)
-    if result is None:
-        if len(_BELIEFS) >= 1 << 17:
-            _BELIEFS.clear()
-        result = _BELIEFS[key] = _beliefs(n, known, chief_bits, free, unknown, candidates, view.seat)
-    return result
+    unknown = tuple(s for s in range(n) if s not in known)
+    limit = {s: (0b11 << (2 * own_tile)) if s == seat else (1 << N_CLUES) - 1 for s in unknown}
+    return _Frame(next(_FRAME_INDEX), n, known, chief_bits, free_mask, free, unknown, limit, _XOR[chief_bits])
 
 
-_BELIEFS: dict[tuple, Beliefs] = {}
-"""Whole results by information set (treat them as read-only): the same sets recur all the time."""
+_FRAME_INDEX = count()
 
 
 def clear_caches() -> None:
     """Forget every cached result (for measuring the cost of a first sight)."""
-    _BELIEFS.clear()
-    _posterior.cache_clear()
-    candidate_clues.cache_clear()
-
-
-def _beliefs(
-    n: int,
-    known: dict[int, int],
-    chief_bits: int,
-    free: tuple[int, ...],
-    unknown: list[int],
-    candidates: list[int],
-    seat: int,
-) -> Beliefs:
-    count, chief_w, clue_w = _posterior(chief_bits, free, tuple(candidates))
-    if count == 0:
-        raise ValueError(f"seat {seat}'s information set admits no assignment: the position is inconsistent")
-    chief = chief_w / count
-    assistant = chief @ _ASSISTANT_MATRIX
-    clue = np.zeros((n, N_CLUES))
-    for s, c in known.items():
-        clue[s, c] = 1.0
-    for i, s in enumerate(unknown):
-        clue[s] = clue_w[i] / count
-    return Beliefs(chief=chief, assistant=assistant, innocent=1.0 - chief - assistant, clue=clue, assignments=count)
+    _POSTERIOR.clear()
+    _CANDIDATES.clear()
+    _frame.cache_clear()

@@ -285,10 +285,14 @@ class raw_env(AECEnv):
     def observe_lazily(self, agent: str) -> LazyObservation:
         """``observe(agent)`` with the vector encoded only when read (for scripted players)."""
         seat = self._seat[agent]
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        if seat == self.game.current_seat:
-            self.game.fill_legal_mask(mask)
-        return LazyObservation(mask, lambda: encode_observation(self.game, seat, self.observation_layout))
+
+        def action_mask() -> np.ndarray:
+            mask = np.zeros(N_ACTIONS, dtype=np.int8)
+            if seat == self.game.current_seat:
+                self.game.fill_legal_mask(mask)
+            return mask
+
+        return LazyObservation(action_mask, lambda: encode_observation(self.game, seat, self.observation_layout))
 
     def state(self) -> np.ndarray:
         return encode_state(self.game)

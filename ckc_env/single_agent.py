@@ -21,7 +21,7 @@ specs in seat order after the learner), ``learner_seat`` (``"random"`` or a seat
 
 from __future__ import annotations
 
-import copy
+import pickle
 from collections.abc import Sequence
 from typing import Any
 
@@ -171,11 +171,17 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         if len(game.summaries) > self._summaries_seen:  # a round ended since the last decision
             self._summaries_seen = len(game.summaries)
             values = self._views[self.seat].own_chip_values
-            info["round_summary"] = copy.deepcopy(game.summaries[-1])
+            info["round_summary"] = _copy(game.summaries[-1])
             info["own_chips"] = {"values": values, "points": sum(values)}
         if self.aec.game.game_over:
-            final = copy.deepcopy(self.aec.game.final)
+            final = _copy(self.aec.game.final)
             info["final"] = final
             info["is_winner"] = self.seat in final["winners"]
             info["win_share"] = 1.0 / len(final["winners"]) if self.seat in final["winners"] else 0.0
         return info
+
+
+def _copy(data: Any) -> Any:
+    """A deep copy of plain data (dicts, lists, ints): a pickle round trip is several times faster
+    than ``copy.deepcopy``."""
+    return pickle.loads(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))

@@ -55,6 +55,26 @@ def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None):
     return build
 
 
+def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None):
+    """A fresh MaskablePPO model with the config's policy and PPO arguments (CPU)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    policy_kwargs: dict[str, Any] = dict(config.policy)
+    if "activation_fn" in policy_kwargs:
+        policy_kwargs["activation_fn"] = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[policy_kwargs["activation_fn"]]
+    return MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+        tensorboard_log=tensorboard_log,
+        policy_kwargs=policy_kwargs,
+        **config.ppo,
+    )
+
+
 def evaluate(model_path: Path, config: TrainConfig, games: int, seed: int) -> dict[str, dict[str, float]]:
     """The learner against each evaluation table (seat-rotated tournaments, all cores)."""
     n = config.game_config.num_players
@@ -171,21 +191,7 @@ def main(argv: list[str] | None = None) -> Path:
         source = max(saved, key=lambda p: p.stat().st_mtime)
         model = MaskablePPO.load(source, env=vec_env, device="cpu", tensorboard_log=str(run_dir / "tensorboard"))
     else:
-        policy_kwargs: dict[str, Any] = dict(config.policy)
-        if "activation_fn" in policy_kwargs:
-            policy_kwargs["activation_fn"] = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[
-                policy_kwargs["activation_fn"]
-            ]
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            seed=config.seed,
-            device="cpu",
-            verbose=0,
-            tensorboard_log=str(run_dir / "tensorboard"),
-            policy_kwargs=policy_kwargs,
-            **config.ppo,
-        )
+        model = build_model(config, vec_env, tensorboard_log=str(run_dir / "tensorboard"))
 
     # --- learn, with evaluations
     callback = build_callback(config, run_dir, history)

@@ -42,19 +42,26 @@ def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
 
 
 class LazyObservation(Mapping):
-    """A seat's ``{"observation", "action_mask"}`` whose vector is encoded only if asked for.
+    """A seat's ``{"observation", "action_mask"}`` whose vector and mask are built only if asked for.
 
-    Scripted agents read the view and the mask; only learned policies need the vector, and
-    encoding it (with beliefs, when the layout has them) for every scripted decision would cost
+    Scripted agents read the view (and seldom the mask); only learned policies need the vector,
+    and encoding it (with beliefs, when the layout has them) for every scripted decision would cost
     more than the decision itself.
     """
 
-    __slots__ = ("_encode", "_vector", "action_mask")
+    __slots__ = ("_encode", "_mask", "_masker", "_vector")
 
-    def __init__(self, action_mask: np.ndarray, encode: Callable[[], np.ndarray]) -> None:
-        self.action_mask = action_mask
+    def __init__(self, action_mask: Callable[[], np.ndarray], encode: Callable[[], np.ndarray]) -> None:
+        self._masker = action_mask
         self._encode = encode
+        self._mask: np.ndarray | None = None
         self._vector: np.ndarray | None = None
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._masker()
+        return self._mask
 
     def __getitem__(self, key: str) -> np.ndarray:
         if key == "action_mask":

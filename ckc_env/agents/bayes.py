@@ -21,7 +21,6 @@ in expectation, see ``simple.adler_swap_action``). The parameters' defaults come
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from functools import lru_cache
 
 import numpy as np
 
@@ -59,26 +58,21 @@ def expected_chip_values(view: PlayerView) -> tuple[float, float, float]:
     The Stasi chip counts 0 (it goes back after the round), except in the last round (-2).
     Colours whose supply is empty are worth 0: nobody gets a chip.
     """
-    pool = view.pool
     last_round = view.round_index + 1 >= view.config.max_rounds
-    sums, counts = _pool_totals(pool, last_round)
-    sums, counts = list(sums), list(counts)
-    for chip in view.own_chips:
-        colour = pool.colour[chip]
-        sums[colour] -= (-2 if last_round else 0) if pool.kind[chip] == STASI else pool.value[chip]
-        counts[colour] -= 1
-    supply = view.supply_counts
-    return tuple(sums[c] / counts[c] if counts[c] and supply[c] else 0.0 for c in range(3))
+    return _expected_chip_values(view.pool, last_round, view.own_chips, [n > 0 for n in view.supply_counts])
 
 
-@lru_cache(maxsize=64)
-def _pool_totals(pool, last_round: bool) -> tuple[tuple[float, ...], tuple[int, ...]]:
+def _expected_chip_values(
+    pool, last_round: bool, own_chips: list[int], in_supply: list[bool]
+) -> tuple[float, float, float]:
     sums, counts = [0.0, 0.0, 0.0], [0, 0, 0]
     for chip in range(len(pool)):
+        if chip in own_chips:
+            continue
         colour = pool.colour[chip]
         sums[colour] += (-2 if last_round else 0) if pool.kind[chip] == STASI else pool.value[chip]
         counts[colour] += 1
-    return tuple(sums), tuple(counts)
+    return tuple(sums[c] / counts[c] if counts[c] and in_supply[c] else 0.0 for c in range(3))
 
 
 class BayesAgent(Accuser):
@@ -90,14 +84,27 @@ class BayesAgent(Accuser):
         if unknown:
             raise ValueError(f"unknown bayes_v1 parameter(s) {unknown}: accepted are {list(BayesParams.names())}")
         self.params = BayesParams(**params)
+        self._chip_values: dict[int, tuple[float, float, float]] = {}
+
+    def reset(self, seat: int, config) -> None:
+        super().reset(seat, config)
+        self._chip_values.clear()  # the pool may differ from the last game's
+
+    def chip_values(self, view: PlayerView) -> tuple[float, float, float]:
+        """``expected_chip_values``, remembered per round: accusations happen before the round's
+        chips move (RULES.md 5, 7), so the pool, own chips and supply are fixed meanwhile."""
+        values = self._chip_values.get(view.round_index)
+        if values is None:
+            values = self._chip_values[view.round_index] = expected_chip_values(view)
+        return values
 
     def accuse(self, view: PlayerView, forced: bool) -> int:
         b = beliefs(view)
-        gold, white, black = expected_chip_values(view)
-        chief, assistant = b.chief, b.assistant
+        gold, white, black = self.chip_values(view)
+        chief, assistant = b.chief.tolist(), b.assistant.tolist()
         best, best_ev, best_chief = -1, -np.inf, -1.0
         for c in cats_in(view.targets):  # a handful of targets: plain floats beat array maths here
-            pc, pa = float(chief[c]), float(assistant[c])
+            pc, pa = chief[c], assistant[c]
             ev = pc * gold + pa * white + (1.0 - pc - pa) * black
             if ev > best_ev or (ev == best_ev and pc > best_chief):
                 best, best_ev, best_chief = c, ev, pc
@@ -107,7 +114,7 @@ class BayesAgent(Accuser):
         if best_chief >= p.sure:
             return ACCUSE + best
         n = view.num_players
-        others_left = sum(1 for s, cat in enumerate(view.accused_by) if cat < 0 and s != view.seat)
+        others_left = view.accused_by.count(-1) - 1  # it has not accused itself (it is deciding)
         if others_left <= 1:
             if view.config.non_accuser_white == "chief_uncaught":
                 non_accuser = white  # whoever is left takes white unless the chief is caught
@@ -115,7 +122,7 @@ class BayesAgent(Accuser):
                 drawn = 0
                 for row, discard in zip(view.rows, view.discards, strict=True):
                     drawn |= row | discard
-                p_undrawn = sum(float(chief[c]) for c in range(N_CATS) if not (drawn >> c) & 1)
+                p_undrawn = sum(chief[c] for c in range(N_CATS) if not (drawn >> c) & 1)
                 non_accuser = p_undrawn * white + (1 - p_undrawn) * black
             return ACCUSE + best if best_ev >= non_accuser + p.margin_last else PASS
         share = (others_left - 1) / max(1, n - 2)
