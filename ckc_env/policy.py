@@ -80,7 +80,8 @@ def check_checkpoint(path: str | Path) -> None:
 
 
 class PolicyAgent(Agent):
-    """Plays a trained MaskablePPO policy (deterministic by default: the most probable legal action)."""
+    """Plays a trained MaskablePPO policy (deterministic by default: the most probable legal action;
+    otherwise an action drawn from the policy with the agent's own seeded generator)."""
 
     def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True) -> None:
         super().__init__(seed)
@@ -89,11 +90,28 @@ class PolicyAgent(Agent):
         self.model = load_model(path)
         self.layout = layout_of(self.model, path)
         self.deterministic = deterministic
+        self.model.policy.set_training_mode(False)
 
     def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
         vector = observation["observation"]
         if vector.shape[0] != self.layout.size:  # e.g. trained with beliefs, the table plays without
             vector = encode_observation(view._game, view.seat, self.layout)  # the seat's own view only
-        mask = observation["action_mask"].astype(bool)
-        action, _ = self.model.predict(vector, action_masks=mask, deterministic=self.deterministic)
-        return int(action)
+        logits = self.logits(vector)
+        legal = observation["action_mask"].astype(bool)
+        logits[~legal] = -np.inf
+        if self.deterministic:
+            return int(np.argmax(logits))
+        probs = np.exp(logits - logits.max())
+        return int(self.rng.choice(N_ACTIONS, p=probs / probs.sum()))
+
+    def logits(self, vector: np.ndarray) -> np.ndarray:
+        """The policy's action logits for one observation. The network is called directly: for one
+        observation at a time, ``model.predict``'s checks and distribution objects cost several
+        times the forward pass."""
+        import torch
+
+        policy = self.model.policy
+        with torch.no_grad():
+            obs = torch.as_tensor(vector, dtype=torch.float32).unsqueeze(0)
+            features = policy.extract_features(obs, policy.pi_features_extractor)
+            return policy.action_net(policy.mlp_extractor.forward_actor(features))[0].numpy().astype(np.float64)

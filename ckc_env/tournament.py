@@ -240,7 +240,7 @@ def run_tournament(
         # Checkpoints load torch, whose thread pools do not survive a fork: spawn fresh workers then.
         spawn = any(_name(spec) not in REGISTRY for spec in lineup)
         context = multiprocessing.get_context("spawn") if spawn else None
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_one_thread) as pool:
             for part in pool.map(_play_chunk, jobs):
                 results += part
                 bar(len(part))
@@ -253,6 +253,13 @@ def run_tournament(
                 per_game[m][index].append(record[m][seat])
     rounds = float(np.mean([record["rounds"] for _, record in results]))
     return TournamentResult(list(lineup), config, games, seed, per_game, rounds)
+
+
+def _one_thread() -> None:
+    """Workers play one decision at a time: torch's thread pools (when a checkpoint loads it) would
+    only oversubscribe the cores the other workers use."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ["MKL_NUM_THREADS"] = "1"
 
 
 def _positive_games(games: Any) -> int:

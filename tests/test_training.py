@@ -43,6 +43,10 @@ def test_every_config_file_loads(path):
         ({"eval": {"tables": {}}}, ["eval.tables", "opponents"]),
         ({"self_play": {"snapshots": 3}}, ["self_play.snapshots", "snapshot_every"]),
         ({"policy": {"activation_fn": "gelu"}}, ["policy.activation_fn", "'tanh' or 'relu'"]),
+        ({"pretrain": {"teacher": "bayes_v1", "samples": 10}}, ["pretrain.samples", "decisions"]),
+        ({"pretrain": {"teacher": "self"}}, ["pretrain.teacher", "bayes_v1"]),
+        ({"pretrain": {"teacher": "oracle"}}, ["pretrain.teacher", "bayes_v1"]),
+        ({"pretrain": {"teacher": "bayes_v1", "epochs": 0}}, ["pretrain.epochs", ">= 1"]),
     ],
 )
 def test_bad_configs_are_rejected_naming_the_key(data, words):
@@ -102,3 +106,31 @@ def test_train_refuses_bad_arguments(tmp_path, capsys):
     with pytest.raises(SystemExit):
         train.main([str(bad)])
     assert "opponents[0]" in capsys.readouterr().err
+
+
+def test_behaviour_cloning_learns_the_teachers_accusations(tmp_path):
+    """training/imitation.py: the teacher's decisions are recorded from the learner's seat with
+    their returns, and fitting to them makes the policy choose what the teacher chose, including
+    the accusations (a policy that always passes would score about 0 on those)."""
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from ckc_env.single_agent import CheckpointCharlieSingleAgent
+    from training.imitation import accuracy, collect, pretrain
+
+    env = CheckpointCharlieSingleAgent(opponents="bayes_v1", num_players=5, belief_features=True)
+    data = collect(env, "eager", decisions=3000, gamma=0.99, seed=1)
+    assert len(data) >= 3000 and data.observations.shape == (len(data), env.observation_space.shape[0])
+    assert all(data.masks[i, a] for i, a in enumerate(data.actions))  # the teacher's actions were legal
+    assert (data.actions != 0).mean() > 0.1  # eager accuses at its first chance: plenty of accusations
+    torch.manual_seed(0)
+    model = MaskablePPO("MlpPolicy", env, seed=0, device="cpu", policy_kwargs={"net_arch": [64, 64]})
+    tensors = {"obs": torch.as_tensor(data.observations), "masks": torch.as_tensor(data.masks),
+               "actions": torch.as_tensor(data.actions)}  # fmt: skip
+    everything = np.arange(len(data))
+    before = accuracy(model.policy, tensors, everything)["teacher_not_passing"]
+    log = pretrain(model, data, epochs=8, batch_size=256, seed=0)
+    after = log["epochs"][-1]["held_out_accuracy"]["teacher_not_passing"]
+    assert before < 0.5 < after, (before, after)
+    assert log["epochs"][-1]["value_loss"] < log["epochs"][0]["value_loss"]

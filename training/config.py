@@ -13,6 +13,7 @@ belief_features: true        # append the exact beliefs to the observation
 learner_seat: random         # random | 0..n-1
 opponents: [bayes_v1, bayes_v1, bayes_v1, bayes_v1]   # names, checkpoint paths, or "self"
 self_play: {snapshot_every: 50_000, keep: 5}          # frozen snapshots for "self" opponents
+pretrain: {teacher: bayes_v1, decisions: 300_000, epochs: 20}   # behaviour cloning first
 ppo: {learning_rate: 0.0003, n_steps: 2048, ...}      # exactly MaskablePPO's argument names
 policy: {net_arch: [256, 256]}                        # MlpPolicy's policy_kwargs
 eval: {every: 25_000, games: 200, opponents: {vs_bayes: [bayes_v1, ...], vs_random: [random, ...]}}
@@ -85,6 +86,17 @@ class SelfPlay:
 
 
 @dataclass(frozen=True)
+class Pretrain:
+    """Behaviour cloning before PPO (training/imitation.py); off while ``teacher`` is None."""
+
+    teacher: Any = None  # an agent name (with parameters) or checkpoint that plays the learner's seat
+    decisions: int = 200_000  # teacher decisions to record (whole games)
+    epochs: int = 10
+    batch_size: int = 512
+    learning_rate: float = 0.001  # Adam's step size while cloning (PPO's own resumes afterwards)
+
+
+@dataclass(frozen=True)
 class Evaluation:
     every: int = 25_000
     games: int = 200
@@ -105,6 +117,7 @@ class TrainConfig:
     learner_seat: int | str = "random"
     opponents: list[Any] = field(default_factory=lambda: ["bayes_v1"])
     self_play: SelfPlay = field(default_factory=SelfPlay)
+    pretrain: Pretrain = field(default_factory=Pretrain)
     ppo: dict[str, Any] = field(default_factory=dict)
     policy: dict[str, Any] = field(default_factory=lambda: {"net_arch": [256, 256]})
     eval: Evaluation = field(default_factory=Evaluation)
@@ -121,7 +134,7 @@ class TrainConfig:
         out = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("self_play", "eval"):
+            if f.name in ("self_play", "pretrain", "eval"):
                 value = {g.name: getattr(value, g.name) for g in fields(value)}
             out[f.name] = value
         return out
@@ -166,6 +179,24 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         section = data["self_play"]
         _reject_unknown("self_play", section, tuple(f.name for f in fields(SelfPlay)))
         kwargs["self_play"] = SelfPlay(**{k: _int(f"self_play.{k}", v) for k, v in section.items()})
+    if "pretrain" in data:
+        section = data["pretrain"]
+        _reject_unknown("pretrain", section, tuple(f.name for f in fields(Pretrain)))
+        pretrain_kwargs: dict[str, Any] = {}
+        if section.get("teacher") is not None:
+            teacher = _opponent("pretrain.teacher", section["teacher"])
+            if teacher == SELF:
+                _fail("pretrain.teacher", teacher, f"a checkpoint path or one of {sorted(REGISTRY)}")
+            pretrain_kwargs["teacher"] = teacher
+        for key in ("decisions", "epochs", "batch_size"):
+            if key in section:
+                pretrain_kwargs[key] = _int(f"pretrain.{key}", section[key])
+        if "learning_rate" in section:
+            rate = section["learning_rate"]
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
+                _fail("pretrain.learning_rate", rate, "a positive number (write 0.001, not 1e-3)")
+            pretrain_kwargs["learning_rate"] = float(rate)
+        kwargs["pretrain"] = Pretrain(**pretrain_kwargs)
     if "ppo" in data:
         accepted = _ppo_arguments()
         _reject_unknown("ppo", data["ppo"], accepted)

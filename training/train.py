@@ -126,7 +126,7 @@ def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, A
             entry = {"timesteps": self.num_timesteps, "seconds": round(time.time() - started, 1), "results": results}
             history.append(entry)
             (run_dir / "evaluations.json").write_text(json.dumps(history, indent=2))
-            for name, result in results.items():
+            for name, result in results.items() if hasattr(self.model, "_logger") else ():  # none before learn()
                 self.logger.record(f"eval/win_rate_{name}", result["win_rate"])
                 self.logger.record(f"eval/points_{name}", result["points"])
             score = results[first_table(config)]["win_rate"]
@@ -135,6 +135,21 @@ def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, A
                 self.model.save(run_dir / "best_model.zip")
 
     return EvalAndSnapshot()
+
+
+def run_pretraining(model, config: TrainConfig, run_dir: Path) -> None:
+    """Behaviour cloning from ``pretrain.teacher`` (training/imitation.py); log in pretrain.json."""
+    from training.imitation import collect, pretrain
+
+    settings = config.pretrain
+    env = make_env_fn(config, rank=0, snapshot_dir=run_dir / "snapshots")().unwrapped
+    started = time.time()
+    data = collect(env, settings.teacher, settings.decisions, gamma=model.gamma, seed=config.seed + 999)
+    collected = round(time.time() - started, 1)
+    print(f"pretrain: {len(data)} decisions of {settings.teacher} recorded in {collected} s", flush=True)
+    log = pretrain(model, data, settings.epochs, settings.batch_size, config.seed, settings.learning_rate)
+    log = {"teacher": settings.teacher, "collect_seconds": collected, **log}
+    (run_dir / "pretrain.json").write_text(json.dumps(log, indent=2))
 
 
 def first_table(config: TrainConfig) -> str:
@@ -193,9 +208,13 @@ def main(argv: list[str] | None = None) -> Path:
     else:
         model = build_model(config, vec_env, tensorboard_log=str(run_dir / "tensorboard"))
 
-    # --- learn, with evaluations
+    # --- learn, with evaluations (after behaviour cloning, for a fresh run with a teacher)
     callback = build_callback(config, run_dir, history)
     callback.init_callback(model)
+    if config.pretrain.teacher is not None and model.num_timesteps == 0:
+        run_pretraining(model, config, run_dir)
+        callback.num_timesteps = 0
+        callback.run_evaluation()
     remaining = config.total_timesteps - model.num_timesteps
     started = time.time()
     if remaining > 0:
