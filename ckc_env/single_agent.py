@@ -9,7 +9,7 @@ objects, as in :mod:`ckc_env.tournament`). The learner sees its own observation 
 |---|---|
 | Observation | the learner's observation vector: Box(float32, (731,)), or (845,) with ``belief_features=True`` |
 | Action | Discrete(40), the action table of the env card; ``action_masks()`` marks the legal ones |
-| Reward | everything the learner earned since its previous decision (chip values with ``reward="points"``, the share of +1/-1 with ``reward="win"``), including what the game's end brings when another seat's decision ends it |
+| Reward | everything the learner earned since its previous decision, including what the game's end brings when another seat's decision ends it: chip values with ``reward="points"``; the share of +1/-1 at the end with ``reward="win"``; with ``reward="margin"``, its chip values minus the mean of the other seats' (over a game: its final points minus the others' mean, a dense signal for beating them rather than for scoring alone) |
 | Episode end | the game's end (``terminated``); never truncated |
 | Illegal action | ends the game at once: ``terminated=True``, reward ``illegal_penalty`` (default -1), ``info["illegal_action"] = True``. Checkers send unmasked actions, so this must not crash. |
 
@@ -51,7 +51,11 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         render_mode: str | None = None,
         **rules: Any,
     ) -> None:
-        self.aec = raw_env(render_mode=render_mode, reward=reward, belief_features=belief_features, **rules)
+        if reward not in ("points", "win", "margin"):
+            raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win' or 'margin'")
+        self.reward = reward
+        aec_reward = "points" if reward == "margin" else reward  # margin is computed here from the points
+        self.aec = raw_env(render_mode=render_mode, reward=aec_reward, belief_features=belief_features, **rules)
         n = self.aec.config.num_players
         if isinstance(opponents, (str, dict, Agent)):
             opponents = [opponents] * (n - 1)
@@ -153,8 +157,11 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         """The learner's reward from the engine's last transition."""
         game = self.aec.game
         gained = game.pop_rewards()
-        if self.aec.reward_scheme == "points":
+        if self.reward == "points":
             return float(gained[self.seat])
+        if self.reward == "margin":
+            n = game.n
+            return float(gained[self.seat]) - (float(sum(gained)) - float(gained[self.seat])) / (n - 1)
         if not game.game_over:
             return 0.0
         winners = game.final["winners"]

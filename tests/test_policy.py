@@ -85,3 +85,25 @@ def test_a_rewritten_checkpoint_is_loaded_again(tmp_path):
     model = sb3_contrib.MaskablePPO("MlpPolicy", _Stub(OBSERVATION.size), n_steps=8, batch_size=8, seed=1, device="cpu")
     model.save(path)
     assert PolicyAgent(path).model is not first
+
+
+def test_the_direct_forward_pass_matches_sb3_predict(tmp_path):
+    """PolicyAgent calls the network itself (for speed): its choices must be MaskablePPO's own,
+    deterministic ones exactly, sampled ones legal and reproducible from the agent's seed."""
+    from ckc_env.single_agent import CheckpointCharlieSingleAgent
+
+    path = save_untrained(tmp_path, OBSERVATION_WITH_BELIEFS.size)
+    env = CheckpointCharlieSingleAgent(opponents="bayes_v1", num_players=4, belief_features=True)
+    greedy = PolicyAgent(path)
+    sampled = [PolicyAgent(path, seed=7, deterministic=False) for _ in range(2)]
+    obs, _ = env.reset(seed=3)
+    for _ in range(300):
+        mask = env.action_masks()
+        observation = {"observation": obs, "action_mask": mask.astype(np.int8)}
+        expected, _ = greedy.model.predict(obs, action_masks=mask, deterministic=True)
+        assert greedy.act(None, observation) == int(expected)
+        draws = [agent.act(None, observation) for agent in sampled]
+        assert draws[0] == draws[1] and mask[draws[0]]
+        obs, _, done, _, _ = env.step(draws[0])
+        if done:
+            obs, _ = env.reset()

@@ -64,6 +64,17 @@ def test_win_reward_reaches_the_learner():
         assert info["win_share"] == (1 / len(winners) if info["seat"] in winners else 0.0)
 
 
+def test_margin_reward_sums_to_the_lead_over_the_others_mean():
+    env = CheckpointCharlieSingleAgent(opponents="eager", reward="margin", num_players=4)
+    for seed in range(30):
+        total, info, _ = play(env, seed)
+        totals = info["final"]["totals"]
+        others = [t for s, t in enumerate(totals) if s != info["seat"]]
+        assert total == pytest.approx(totals[info["seat"]] - sum(others) / 3)
+    with pytest.raises(ValueError, match="'points', 'win' or 'margin'"):
+        CheckpointCharlieSingleAgent(reward="score")
+
+
 def test_learner_seat_fixed_or_random():
     seats = set()
     env = CheckpointCharlieSingleAgent(opponents="random")

@@ -36,7 +36,7 @@ def test_every_config_file_loads(path):
         ({"game": {"num_players": 7}}, ["num_players", "3 to 5"]),
         ({"opponents": ["bayes_v1", "robot", "random", "random"]}, ["opponents[1]", "bayes_v1"]),
         ({"opponents": ["random", "random"]}, ["opponents", "list of 4"]),
-        ({"reward": "score"}, ["reward", "'points' or 'win'"]),
+        ({"reward": "score"}, ["reward", "'points', 'win' or 'margin'"]),
         ({"belief_features": "yes"}, ["belief_features", "true or false"]),
         ({"learner_seat": 9}, ["learner_seat", "0 to 4"]),
         ({"eval": {"every": 0}}, ["eval.every", ">= 1"]),
@@ -95,6 +95,10 @@ def test_a_training_smoke_run_writes_a_run_folder_the_evaluator_plays(tmp_path, 
     train.main(["--resume", str(run), "--total-timesteps", "640", "--no-progress"])
     history = json.loads((run / "evaluations.json").read_text())
     assert history[-1]["timesteps"] == 640
+    # The wall clock runs on across the resume.
+    elapsed = [h["elapsed_seconds"] for h in history]
+    assert elapsed == sorted(elapsed) and elapsed[0] > 0
+    assert json.loads((run / "summary.json").read_text())["wall_clock_seconds"] >= elapsed[-1]
 
 
 def test_train_refuses_bad_arguments(tmp_path, capsys):

@@ -8,7 +8,7 @@ seed: 0                      # one seed for the whole run
 total_timesteps: 200_000     # learner decisions (PyYAML reads 1e6 as a string: write 1_000_000)
 n_envs: 1                    # parallel environments (subprocesses when > 1)
 game: {num_players: 5}       # any GameConfig option (configs/rules/*.yaml keys)
-reward: points               # points | win
+reward: points               # points | win | margin (own points minus the others' mean)
 belief_features: true        # append the exact beliefs to the observation
 learner_seat: random         # random | 0..n-1
 opponents: [bayes_v1, bayes_v1, bayes_v1, bayes_v1]   # names, checkpoint paths, or "self"
@@ -156,8 +156,8 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
     kwargs["game"] = dict(game)
     n = config.num_players
     if "reward" in data:
-        if data["reward"] not in ("points", "win"):
-            _fail("reward", data["reward"], "'points' or 'win'")
+        if data["reward"] not in ("points", "win", "margin"):
+            _fail("reward", data["reward"], "'points', 'win' or 'margin'")
         kwargs["reward"] = data["reward"]
     if "belief_features" in data:
         if not isinstance(data["belief_features"], bool):

@@ -1,20 +1,25 @@
-"""Behaviour cloning: start a PPO learner from a scripted teacher's play instead of from scratch.
+"""Behaviour cloning: start a PPO learner from a teacher's play instead of from scratch.
 
 PPO from random weights against four ``bayes_v1`` players learns slowly: its early games are lost
 on poor accusations, and the signal that separates a good accusation from a slightly worse one is
 small. A standard remedy (imitation warm start, then reinforcement learning) is used here:
 
 1. ``collect``: the teacher plays the learner's seat of the training environment (same opponents,
-   same observation); each decision records the observation, the action mask, the teacher's action
-   and the discounted return that followed (in the training reward).
+   same observation); each decision records the learner's observation, the action mask, the
+   teacher's action and the discounted return that followed (in the training reward).
 2. ``pretrain``: the policy network is fitted to the teacher's actions (cross-entropy over the
-   legal actions) and the value network to the returns (mean squared error), with the model's own
-   optimizer settings. PPO then starts from a policy that already plays like the teacher and a
-   critic that already knows what positions are worth, so its first updates refine rather than
-   undo it.
+   legal actions) and the value network to the returns (mean squared error). PPO then starts from
+   a policy that already plays like the teacher and a critic that already knows what positions
+   are worth.
 
-The whole step is recorded in the run folder (``pretrain.json``: samples, epochs, accuracy, losses,
-seconds).
+**A privileged teacher.** The teacher may be ``cheater``, which sees every clue. The student still
+sees only its own observation: it learns, for each of its information sets, what the all-seeing
+player does most often there (the "learning by cheating" scheme of privileged distillation). The
+trained policy reads nothing hidden; only its training labels did. Against four ``bayes_v1`` this
+start is stronger than cloning ``bayes_v1`` itself (see checkpoints/README.md).
+
+The whole step is recorded in the run folder (``pretrain.json``: teacher, samples, epochs,
+accuracy, losses, seconds).
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ def evaluate(model_path: Path, config: TrainConfig, games: int, seed: int) -> di
     return out
 
 
-def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, Any]]):
+def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, Any]], clock: Clock):
     from stable_baselines3.common.callbacks import BaseCallback
 
     class EvalAndSnapshot(BaseCallback):
@@ -123,7 +123,12 @@ def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, A
             self.model.save(path)
             started = time.time()
             results = evaluate(path, config, config.eval.games, seed=config.seed + 7_777_777)
-            entry = {"timesteps": self.num_timesteps, "seconds": round(time.time() - started, 1), "results": results}
+            entry = {
+                "timesteps": self.num_timesteps,
+                "seconds": round(time.time() - started, 1),
+                "elapsed_seconds": clock.elapsed(),
+                "results": results,
+            }
             history.append(entry)
             (run_dir / "evaluations.json").write_text(json.dumps(history, indent=2))
             for name, result in results.items() if hasattr(self.model, "_logger") else ():  # none before learn()
@@ -150,6 +155,19 @@ def run_pretraining(model, config: TrainConfig, run_dir: Path) -> None:
     log = pretrain(model, data, settings.epochs, settings.batch_size, config.seed, settings.learning_rate)
     log = {"teacher": settings.teacher, "collect_seconds": collected, **log}
     (run_dir / "pretrain.json").write_text(json.dumps(log, indent=2))
+
+
+class Clock:
+    """Wall-clock seconds of the run, across ``--resume``: a resumed run continues from its last
+    evaluated model, so the time up to that evaluation (``elapsed_seconds`` in the history) plus
+    this invocation's is the time that produced the model."""
+
+    def __init__(self, before: float) -> None:
+        self.before = before
+        self.started = time.time()
+
+    def elapsed(self) -> float:
+        return round(self.before + time.time() - self.started, 1)
 
 
 def first_table(config: TrainConfig) -> str:
@@ -209,14 +227,14 @@ def main(argv: list[str] | None = None) -> Path:
         model = build_model(config, vec_env, tensorboard_log=str(run_dir / "tensorboard"))
 
     # --- learn, with evaluations (after behaviour cloning, for a fresh run with a teacher)
-    callback = build_callback(config, run_dir, history)
+    clock = Clock(history[-1].get("elapsed_seconds", 0.0) if history else 0.0)
+    callback = build_callback(config, run_dir, history, clock)
     callback.init_callback(model)
     if config.pretrain.teacher is not None and model.num_timesteps == 0:
         run_pretraining(model, config, run_dir)
         callback.num_timesteps = 0
         callback.run_evaluation()
     remaining = config.total_timesteps - model.num_timesteps
-    started = time.time()
     if remaining > 0:
         model.learn(
             total_timesteps=remaining,
@@ -231,7 +249,7 @@ def main(argv: list[str] | None = None) -> Path:
         callback.run_evaluation()
     summary = {
         "timesteps": model.num_timesteps,
-        "wall_clock_seconds": round(time.time() - started, 1),
+        "wall_clock_seconds": clock.elapsed(),
         "best": max(history, key=lambda h: h["results"][first_table(config)]["win_rate"]),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
