@@ -63,3 +63,14 @@ def test_readme_opens_with_the_two_commands():
     assert "training/evaluate.py" in commands[0]
     assert "pytest" in commands[1]
     assert readme.index(commands[0]) < 400
+
+
+def test_the_checkpoints_the_readme_names_are_shipped():
+    readme = (ROOT / "README.md").read_text() + (ROOT / "checkpoints" / "README.md").read_text()
+    named = set(re.findall(r"checkpoints/([\w.-]+)", readme)) - {"README.md"}
+    assert named
+    for name in named:
+        folder = ROOT / "checkpoints" / name
+        assert (folder / "best_model.zip").is_file() or (folder / "final_model.zip").is_file(), name
+        for record in ("config.yaml", "command.txt", "evaluations.json"):
+            assert (folder / record).is_file(), f"{name}/{record}"
