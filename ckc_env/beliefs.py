@@ -162,11 +162,10 @@ def beliefs(view: PlayerView) -> Beliefs:
     rows, discards, free_mask, limit = view.rows, view.discards, frame.free_mask, frame.limit
     candidates = []
     for s in frame.unknown:
-        mask = _CANDIDATES.get((rows[s], discards[s], free_mask))
+        seen = (rows[s], discards[s], free_mask)
+        mask = _CANDIDATES.get(seen)
         if mask is None:
-            mask = _remember(
-                _CANDIDATES, (rows[s], discards[s], free_mask), candidate_clues(rows[s], discards[s], free_mask)
-            )
+            mask = _remember(_CANDIDATES, seen, candidate_clues(*seen))
         candidates.append(mask & limit[s])
     order = sorted(range(len(candidates)), key=candidates.__getitem__)
     key = (frame.free, tuple([candidates[i] for i in order]))

@@ -51,7 +51,6 @@ def collect(env, teacher: PlayerSpec, decisions: int, gamma: float, seed: int) -
     for at least ``decisions`` decisions (whole games)."""
     rng = np.random.default_rng(seed)
     observations, masks, actions, returns = [], [], [], []
-    episode = 0
     while len(actions) < decisions:
         observation, _ = env.reset(seed=int(rng.integers(2**63)))
         agent = build_agent(teacher, seed=int(rng.integers(2**63)))
@@ -73,7 +72,6 @@ def collect(env, teacher: PlayerSpec, decisions: int, gamma: float, seed: int) -
             running = reward + gamma * running
             episode_returns.append(running)
         returns.extend(reversed(episode_returns))
-        episode += 1
     return Demonstrations(
         np.asarray(observations, dtype=np.float32),
         np.asarray(masks, dtype=bool),
