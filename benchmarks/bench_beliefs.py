@@ -37,6 +37,7 @@ import ckc_env
 import ckc_env.beliefs as belief_module
 from ckc_env.beliefs import beliefs
 from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW
+from ckc_env.engine.game import legal_actions
 from ckc_env.engine.view import PlayerView
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -47,11 +48,11 @@ def collect(n: int, count: int, seed: int) -> list[PlayerView]:
     """``count`` mid-round positions of random ``n``-player games, each seen by a random seat."""
     rng = np.random.default_rng(seed)
     env = ckc_env.raw_env(num_players=n)
-    game = env.unwrapped.game
     views: list[PlayerView] = []
     episode = 0
     while len(views) < count:
         env.reset(seed=seed * 100_000 + episode)
+        game = env.unwrapped.game
         pass_prob = (0.9, 0.97, 0.995)[episode % 3]
         episode += 1
         while not game.game_over and len(views) < count:
@@ -59,7 +60,7 @@ def collect(n: int, count: int, seed: int) -> list[PlayerView]:
             if kind in (WINDOW, FORCED_ACCUSATION) and rng.random() < 0.1:
                 snapshot = pickle.loads(pickle.dumps(game))
                 views.append(PlayerView(snapshot, int(rng.integers(n))))
-            legal = game.legal_actions()
+            legal = legal_actions(game)
             if kind == WINDOW and rng.random() < pass_prob:
                 action = PASS
             else:

@@ -3,20 +3,36 @@
     import ckc_env
     aec = ckc_env.env(num_players=5, stasi=True)
 
-The rules engine (``ckc_env.engine``) is plain Python and NumPy; the PettingZoo adapter is
-``ckc_env.checkpoint_charlie`` (its docstring is the env card).
+The rules engine (``ckc_env.engine``) needs NumPy only; the PettingZoo adapter
+(``ckc_env.checkpoint_charlie``, whose docstring is the env card) and the gymnasium view
+(``CheckpointCharlie-v0``, registered when gymnasium is installed) are loaded when first asked for.
 """
 
-import gymnasium as _gymnasium
-
-from .checkpoint_charlie import env, raw_env
 from .config import GameConfig
 from .engine.actions import N_ACTIONS, action_to_string
-from .engine.game import Game
+from .engine.state import GameState
 from .engine.view import PlayerView
 
-if "CheckpointCharlie-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="CheckpointCharlie-v0", entry_point="ckc_env.single_agent:CheckpointCharlieSingleAgent")
+__all__ = ["N_ACTIONS", "GameConfig", "GameState", "PlayerView", "action_to_string", "env", "raw_env"]
+__version__ = "0.2.0"
 
-__all__ = ["N_ACTIONS", "Game", "GameConfig", "PlayerView", "action_to_string", "env", "raw_env"]
-__version__ = "0.1.0"
+
+def __getattr__(name: str):
+    """``env`` and ``raw_env`` import PettingZoo on first use, so that the engine works without it."""
+    if name in ("env", "raw_env"):
+        from . import checkpoint_charlie
+
+        return getattr(checkpoint_charlie, name)
+    raise AttributeError(f"module 'ckc_env' has no attribute {name!r}")
+
+
+def _register_gymnasium_view() -> None:
+    try:
+        import gymnasium
+    except ImportError:  # the engine alone: nothing to register
+        return
+    if "CheckpointCharlie-v0" not in gymnasium.registry:
+        gymnasium.register(id="CheckpointCharlie-v0", entry_point="ckc_env.single_agent:CheckpointCharlieSingleAgent")
+
+
+_register_gymnasium_view()

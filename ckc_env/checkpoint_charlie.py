@@ -1,9 +1,9 @@
 """
-# Checkpoint Charlie: `checkpoint_charlie_v0`
+# Checkpoint Charlie: `checkpoint_charlie_v1`
 
 | | |
 |---|---|
-| Import | `from ckc_env import env, raw_env` (or `ckc_env.checkpoint_charlie_v0`) |
+| Import | `from ckc_env import env, raw_env` (or `ckc_env.checkpoint_charlie_v1`) |
 | Actions | Discrete(40) |
 | Parallel API | no (turn-based; out-of-turn accusations happen in accusation windows) |
 | Agents | `player_0` .. `player_{n-1}`, n = 3, 4 or 5 |
@@ -19,7 +19,8 @@ Each player sees only what it could see at the table.
 
 "At any moment, even out of turn" accusations are modelled by **accusation windows**
 ([decision], RULES.md 4): after every resolved card each player who may still accuse gets one
-decision, accuse a cat or pass, in an order set by `window_order`. After the deck runs out the
+decision, accuse a cat or pass, in an order set by `window_order` (with `reopen_windows`, an
+accusation gives the players who passed before it one more decision). After the deck runs out the
 players who have not accused must accuse, clockwise from the player after the last drawer. The
 environment places cards, hands out chips and ends rounds itself, and it never asks for a
 decision that has only one legal action (such as a forced accusation with a single target).
@@ -34,6 +35,7 @@ decision that has only one legal action (such as a forced accusation with a sing
 | `first_player` | `"random"` | `"random"`, seat | first player of round 1 (RULES.md 2 [option]) |
 | `clue_face` | `"random"` | `"random"`, `"choose"` | clue face tossed, or chosen by an action (3.1 [decision]/[option]) |
 | `window_order` | `"random"` | `"random"`, `"clockwise_from_drawer"`, `"clockwise_after_drawer"` | order of an accusation window (4 [option]) |
+| `reopen_windows` | False | bool | an accusation in a window gives every eligible player who passed before it one more decision (4 [option]) |
 | `non_accuser_white` | `"chief_in_deck"` | `"chief_in_deck"`, `"chief_uncaught"` | when the non-accuser takes white (5 [option]) |
 | `stasi` | False | bool | the Stasi officer variant (7) |
 | `cafe_adler` | False | bool | the Cafe Adler variant (8) |
@@ -80,6 +82,10 @@ from scratch:
 
 {BELIEF_TABLE}
 
+Every layout a version of this environment has used stays declared in
+`ckc_env.observation.LAYOUTS` (v0: the same pieces without `accusation_cards`, 731 numbers or 845
+with beliefs), so a policy trained on an older layout is given its observations in that layout.
+
 ## State
 
 `state()` returns the full state for centralised critics: the public pieces as seen from seat 0
@@ -89,9 +95,11 @@ from scratch:
 
 ## Rewards
 
-- `reward="points"` (default): every chip's value when its owner receives it: the chip taken at
-  scoring, the difference of values in a Cafe Adler swap (for both players), and -2 for the
-  Stasi chip kept at the end of the game. An agent's rewards over the game sum to its final points.
+- `reward="points"` (default): the change of each player's points as chips change hands: a chip's
+  value when its owner receives it, the difference of values in a Cafe Adler swap (for both
+  players), and the Stasi chip's -2 while it is held (RULES.md 7): -2 when it is taken, +2 when it
+  goes back into the supply (in the same step unless a Cafe Adler decision comes between), kept if
+  the game ends. An agent's rewards over the game sum to its final points.
 - `reward="win"`: 0 until the game ends; then the winners share +1 and the others share -1.
 
 ## Starting state
@@ -113,18 +121,29 @@ An inconsistent option raises `ValueError` saying why; an unknown key is ignored
 
 ## Episode end
 
-The game ends after a round's scoring (and swaps) when a player has 10 points or more, a chip
-colour's supply is used up, or the fifth round has been played. All agents are then terminated;
+The game ends after a round's scoring (and swaps) when a player has 10 points or more (a held
+Stasi chip counting -2), a chip colour's supply is used up (empty after the hand-out, or a player
+due that colour got none), or the fifth round has been played. All agents are then terminated;
 there is no truncation.
 
 ## Infos
 
-When a round ends every agent's info holds `round_summary` (public: each seat's clue, public and
-bag clues, the chief and whether he was drawn, the assistants, the accusations in order with the
-colour each earned, the non-accusers, who took the Stasi chip, Cafe Adler swaps, chip colours,
-the next first player; at game end also `totals`, `gold` and `winners`) and `own_chips` (the
-agent's own chip values and points: nobody else's values). The info is kept until the agent acts.
-The summary is one object shared by all agents' infos: read it, copy it before changing it.
+When a round ends every agent's info holds `round_summary` and `own_chips` (the agent's own chip
+values and points: nobody else's values). The info is kept until the agent acts. The summary is
+one object shared by all agents' infos: read it, copy it before changing it. It is the public
+record of the round (`ckc_env.engine.summary`):
+
+{SUMMARY_TABLE}
+
+## Reading the table
+
+- `raw_env.player_view(agent)`: what the agent can know at the table, as the engine's read-only
+  `PlayerView` (own clue and chips, rows, discards, accusations, chip colours, public clues): what
+  the scripted players read.
+- `raw_env.beliefs(agent)`: the exact posterior of the agent's information set
+  (`chief`, `assistant`, `innocent`: 32 probabilities each; `clue`: a 10-way distribution per seat).
+- `raw_env.game`: the engine's whole `GameState` (hidden clues, deck, chip values included), for
+  tools, tests and replays; an agent reading it is cheating.
 
 ## Illegal actions
 
@@ -137,25 +156,46 @@ changes nothing. `env()` wraps `raw_env` in PettingZoo's classic wrappers:
 ## Rule decisions
 
 RULES.md's [decision]s, as implemented:
-- default chip pool: gold 3, 3, 4, 4, 5; white 1 x6, 2 x6; black 0 x4, -1 x4 (configurable);
-- the clue face is tossed at random by default (`clue_face="choose"` makes it an action);
-- accusations happen in accusation windows after every resolved card (an investigator card is
-  resolved when its clue is revealed, before the redraw); the last card has its window before the
-  forced accusations; eligibility is re-checked at each turn in the window;
-- each Cafe Adler chip is worth the chip it replaced: gold 3, white 1, black -1.
+- 1: default chip pool: gold 3, 3, 4, 4, 5; white 1 x6, 2 x6; black 0 x4, -1 x4 (configurable);
+- 3.1: the clue face is tossed at random by default (`clue_face="choose"` makes it an action);
+- 4: accusation windows after every resolved card (an investigator card is resolved when its
+  clue is revealed, before the redraw); the last card has its window before the forced
+  accusations; eligibility is re-checked at each turn in the window;
+- 4: forced accusations go clockwise from the player after the one who drew the last card;
+- 5: a tile still in the bag is tossed at round set-up and kept hidden until scoring reveals it
+  (what RULES.md allows for tossing it "now");
+- 6: a colour is used up when its supply is empty after the round's hand-out or a player due it got
+  none, judged before the Stasi chip goes back (its return does not undo a used-up black supply);
+- 7: order within a scoring phase: hand-out, Cafe Adler decisions, end check, and only if the game
+  goes on the Stasi chip goes back into the black supply (else its taker keeps it, -2); while held
+  it lies face-up, cannot be taken in a Cafe Adler swap, and counts -2 at the end check;
+- 8: each Cafe Adler chip is worth the chip it replaced: gold 3, white 1, black -1.
+
+RULES.md's [option]s, each an argument above with the stated default: `chip_pool` (1),
+`first_player` (2), `clue_face` (3.1), `window_order` (4), `reopen_windows` (4),
+`non_accuser_white` (5).
 
 Decisions of this environment where RULES.md is silent:
-- a bag tile's face is tossed at round set-up and stays hidden until revealed;
 - several non-accusers (possible only when targets run out on an empty deck) take their chips
   after the accusers, clockwise after the last drawer;
-- the Stasi chip is back in the black supply when the game end is checked; if the game ends, its
-  holder takes it back, worth -2;
 - Cafe Adler decisions come after the hand-out, seat by seat clockwise from the round's first
   player, once for each hidden Adler chip a seat holds at its turn (one with no possible swap is
-  not asked).
+  not asked);
+- `reopen_windows`: the players owed a decision are asked once the window's order is through, in
+  that order; accusations made before such a decision are all answered by it.
+
+## Known modelling limits
+
+- Whose turn it is is public (`agent_selection`): in the Cafe Adler phase it shows who holds a
+  hidden Cafe Adler chip that could be swapped, which at the table a player could keep to
+  themselves. The chip's colour and value stay hidden.
 
 ## Version history
 
+- v1: Stasi games end as RULES.md 6 and 7 say (the end is checked before the Stasi chip goes back;
+  its taker holds it, face-up and worth -2, until then); the `reopen_windows` option; the
+  observation gains `accusation_cards` ({OBS_SIZE} numbers, {BELIEF_SIZE} with beliefs); round
+  summaries gain the drawn cards and each accusation's timing; `player_view()` and `beliefs()`.
 - v0: initial release (with the `belief_features` observation option).
 """
 
@@ -171,12 +211,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from . import engine
 from .agents.base import LazyObservation
+from .beliefs import Beliefs, beliefs
 from .config import GameConfig
+from .engine import summary as summary_module
 from .engine.actions import N_ACTIONS, action_to_string
-from .engine.game import Game
+from .engine.state import GameState
 from .engine.view import PlayerView
-from .observation import OBSERVATION, OBSERVATION_WITH_BELIEFS, STATE, encode_observation, encode_state
+from .observation import OBSERVATION, OBSERVATION_WITH_BELIEFS, STATE, encode_state, encoder
 from .render import render_text
 
 __doc__ = (
@@ -186,6 +229,7 @@ __doc__ = (
     .replace("{BELIEF_SIZE}", str(OBSERVATION_WITH_BELIEFS.size))
     .replace("{BELIEF_TABLE}", OBSERVATION_WITH_BELIEFS.markdown_table(start=OBSERVATION.size))
     .replace("{STATE_SIZE}", str(STATE.size))
+    .replace("{SUMMARY_TABLE}", summary_module.__doc__.split("\n\n", 2)[2].strip().replace("``", "`"))
 )
 
 REWARD_CHOICES = ("points", "win")
@@ -205,7 +249,7 @@ class raw_env(AECEnv):
     """Checkpoint Charlie as a PettingZoo AEC environment (the module docstring is the env card)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "checkpoint_charlie_v0",
+        "name": "checkpoint_charlie_v1",
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
     }
@@ -229,7 +273,8 @@ class raw_env(AECEnv):
         self.reward_scheme = reward
         self.belief_features = belief_features
         self.observation_layout = OBSERVATION_WITH_BELIEFS if belief_features else OBSERVATION
-        self.game = Game(self.config)
+        self._encoder = encoder(self.observation_layout, self.config)
+        self.game: GameState | None = None
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
@@ -262,7 +307,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self.game.reset(seed=seed, options=options)
+        self.game = engine.init(self.config, seed=seed, options=options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -270,54 +315,61 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._summaries_seen = 0
-        self.game.pop_rewards()
+        engine.pop_rewards(self.game)
         self.agent_selection = self.possible_agents[self.game.current_seat]
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._started()
         seat = self._seat[agent]
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        if seat == self.game.current_seat:
-            self.game.fill_legal_mask(mask)
-        return {"observation": encode_observation(self.game, seat, self.observation_layout), "action_mask": mask}
+        mask = engine.legal_mask(game) if seat == game.current_seat else np.zeros(N_ACTIONS, dtype=np.int8)
+        return {"observation": self._encoder.observation(PlayerView(game, seat)), "action_mask": mask}
 
     def observe_lazily(self, agent: str) -> LazyObservation:
         """``observe(agent)`` with the vector encoded only when read (for scripted players)."""
+        game = self._started()
         seat = self._seat[agent]
 
         def action_mask() -> np.ndarray:
-            mask = np.zeros(N_ACTIONS, dtype=np.int8)
-            if seat == self.game.current_seat:
-                self.game.fill_legal_mask(mask)
-            return mask
+            return engine.legal_mask(game) if seat == game.current_seat else np.zeros(N_ACTIONS, dtype=np.int8)
 
-        return LazyObservation(action_mask, lambda: encode_observation(self.game, seat, self.observation_layout))
+        return LazyObservation(action_mask, lambda: self._encoder.observation(PlayerView(game, seat)))
 
     def state(self) -> np.ndarray:
-        return encode_state(self.game)
+        return encode_state(self._started())
+
+    def player_view(self, agent: str) -> PlayerView:
+        """What ``agent`` can know at the table (its own clue and chips, everything public), as
+        the engine's read-only :class:`~ckc_env.engine.view.PlayerView`: what scripted players read."""
+        return PlayerView(self._started(), self._seat[agent])
+
+    def beliefs(self, agent: str) -> Beliefs:
+        """The exact posterior of ``agent``'s information set over the round's hidden clues
+        (:mod:`ckc_env.beliefs`: ``chief``, ``assistant``, ``innocent`` per cat, ``clue`` per seat)."""
+        return beliefs(self.player_view(agent))
 
     def step(self, action: int | None) -> None:
+        game = self._started()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
         try:  # ints, NumPy integers and 0-d integer arrays, as gymnasium's Discrete accepts
             index = -1 if isinstance(action, (bool, np.bool_)) else operator.index(action)
         except TypeError:
             index = -1
-        if index < 0 or not game.is_legal(index):
-            legal = game.legal_actions()
+        if index < 0 or not engine.is_legal(game, index):
+            legal = engine.legal_actions(game)
             raise ValueError(
                 f"illegal action {action!r} for {agent}: legal actions are "
                 + ", ".join(f"{a} ({action_to_string(a)})" for a in legal)
             )
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        game.apply(index)  # checked above
+        engine.apply(game, index)  # checked above
         # Every agent is live until the game ends, when all end at once: seats index possible_agents.
-        gained = game.pop_rewards()
+        gained = engine.pop_rewards(game)
         if self.reward_scheme == "win":
             gained = [0.0] * game.n
             if game.game_over:
@@ -347,7 +399,7 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode: use render_mode='ansi' or 'human'")
             return None
-        text = render_text(self.game)
+        text = render_text(self._started())
         if self.render_mode == "human":
             print(text, end="\n\n")
             return None
@@ -357,5 +409,10 @@ class raw_env(AECEnv):
         pass
 
     # ------------------------------------------------------------------ helpers
+    def _started(self) -> GameState:
+        if self.game is None:
+            raise RuntimeError("the environment has not been reset: call reset() first")
+        return self.game
+
     def action_to_string(self, action: int) -> str:
         return action_to_string(action)

@@ -1,5 +1,8 @@
-"""``checkpoint_charlie_v0``: the versioned entry point, in PettingZoo's naming convention."""
+"""``checkpoint_charlie_v0`` was replaced by ``checkpoint_charlie_v1`` (see the env card's version
+history): v1 ends Stasi games as RULES.md 6 and 7 say and adds accusation timing to the
+observation. Policies trained on v0 still play: they are given v0's observation layout."""
 
-from .checkpoint_charlie import env, raw_env
-
-__all__ = ["env", "raw_env"]
+raise ImportError(
+    "checkpoint_charlie_v0 was replaced by checkpoint_charlie_v1 (Stasi end of game fixed, accusation timing "
+    "in the observation): import ckc_env.checkpoint_charlie_v1 (env card: python -m ckc_env.env_card)"
+)

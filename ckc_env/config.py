@@ -12,6 +12,7 @@ and the accepted values.
 | ``first_player`` | ``"random"`` | 2 [option] | ``"random"`` or a seat 0..n-1 |
 | ``clue_face`` | ``"random"`` | 3.1 [decision]/[option] | ``"random"``, ``"choose"`` |
 | ``window_order`` | ``"random"`` | 4 [option] | ``"random"``, ``"clockwise_from_drawer"``, ``"clockwise_after_drawer"`` |
+| ``reopen_windows`` | False | 4 [option] | bool: an accusation in a window gives the players who passed before it one more decision |
 | ``non_accuser_white`` | ``"chief_in_deck"`` | 5 [option] | ``"chief_in_deck"``, ``"chief_uncaught"`` |
 | ``stasi`` | False | 7 | bool |
 | ``cafe_adler`` | False | 8 | bool |
@@ -125,6 +126,7 @@ class GameConfig:
     first_player: int | str = "random"
     clue_face: str = "random"
     window_order: str = "random"
+    reopen_windows: bool = False
     non_accuser_white: str = "chief_in_deck"
     stasi: bool = False
     cafe_adler: bool = False
@@ -139,6 +141,7 @@ class GameConfig:
         _check_choice("clue_face", self.clue_face, CLUE_FACE_CHOICES)
         _check_choice("window_order", self.window_order, WINDOW_ORDER_CHOICES)
         _check_choice("non_accuser_white", self.non_accuser_white, NON_ACCUSER_CHOICES)
+        _check_bool("reopen_windows", self.reopen_windows)
         _check_bool("stasi", self.stasi)
         _check_bool("cafe_adler", self.cafe_adler)
         _check_int("max_rounds", self.max_rounds, 1, 5)

@@ -4,17 +4,25 @@ Seats in the observation are relative to the observer: relative seat r is the pl
 clockwise (r = 0 is the observer). Five seats are always encoded; seats a 3- or 4-player game
 does not have are zero and flagged in ``seat_present``, so one network can play every count.
 Counts are scaled into small ranges (the scale is in each piece's meaning).
+
+Every layout an environment version has used stays declared (``LAYOUTS``), so a policy trained on
+an older one still gets its observations: the encoder fills the pieces a layout has, by name.
 """
 
 from __future__ import annotations
 
+import struct
+from operator import itemgetter
+
 import numpy as np
 
-from .config import MAX_CHIPS_PER_COLOUR
+from .config import MAX_CHIPS_PER_COLOUR, GameConfig
 from .engine.actions import CAFE_ADLER
 from .engine.cards import INVESTIGATOR, N_CATS, N_CLUES
 from .engine.chips import STASI_KEPT_VALUE
-from .engine.game import Game
+from .engine.round_setup import chief
+from .engine.scoring import hidden_adler_chips
+from .engine.state import GameState
 from .engine.view import PlayerView
 from .layout import Layout, Piece
 
@@ -26,7 +34,7 @@ POINTS_LOW = (STASI_KEPT_VALUE - MAX_CHIPS_PER_COLOUR) / 10
 POINTS_HIGH = MAX_CHIPS_PER_COLOUR * (5 + 2) / 10
 COUNT_HIGH = MAX_CHIPS_PER_COLOUR / 10
 
-_PUBLIC = [
+_TABLE = [
     Piece("seat_present", (SEATS,), "1 for each relative seat that exists in this game"),
     Piece("num_players", (3,), "one-hot: 3, 4 or 5 players"),
     Piece(
@@ -68,14 +76,22 @@ _PUBLIC = [
     Piece(
         "stasi_card",
         (SEATS,),
-        "one-hot relative seat holding the Stasi card: the seat whose clue is face-up this round; "
-        "from the hand-out on, the taker of the Stasi chip",
+        "one-hot relative seat holding the Stasi card: the seat whose clue is face-up during the "
+        "suspicion phase; from the hand-out on, the taker of the Stasi chip",
     ),
     Piece(
         "accusation_order",
         (SEATS, MAX_ACCUSATIONS),
         "one-hot position of each relative seat's accusation in this round's order",
     ),
+]
+_ACCUSATION_TIME = Piece(
+    "accusation_cards",
+    (SEATS,),
+    f"cards drawn this round when each relative seat accused / {MAX_DECK} (0: has not accused): how early "
+    "each accusation came (v1)",
+)
+_SEATS_AND_CHIPS = [
     Piece("rows", (SEATS, N_CATS), "cats in each relative seat's row of suspects"),
     Piece("discards", (SEATS, N_CATS), "cats on each relative seat's discard pile"),
     Piece("accused", (SEATS, N_CATS), "the cat each relative seat accused this round"),
@@ -93,7 +109,12 @@ _PUBLIC = [
 _OWN = [
     Piece("own_tile", (5,), "one-hot feature of the observer's clue tile"),
     Piece("own_clue", (N_CLUES,), "one-hot observer's clue (zeros while its face is to be chosen)"),
-    Piece("own_chip_values", (len(CHIP_VALUES),), "observer's chips by value -2..5 / 10", high=COUNT_HIGH),
+    Piece(
+        "own_chip_values",
+        (len(CHIP_VALUES),),
+        "observer's chips by value -2..5 / 10 (a held Stasi chip counts -2)",
+        high=COUNT_HIGH,
+    ),
     Piece("own_points", (1,), "observer's points / 10", low=POINTS_LOW, high=POINTS_HIGH),
     Piece("own_hidden_adler", (3,), "observer's hidden Cafe Adler chips by colour / 2"),
     Piece("adler_decision", (3,), "one-hot colour of the Adler chip the observer is deciding about"),
@@ -108,195 +129,240 @@ _HIDDEN = [
     Piece("points", (SEATS,), "every seat's points / 10", low=POINTS_LOW, high=POINTS_HIGH),
     Piece("hidden_adler", (SEATS, 3), "every seat's hidden Cafe Adler chips by colour / 2"),
 ]
-
-OBSERVATION = Layout(_PUBLIC + _OWN)
-"""The observation vector of one player."""
-
 _BELIEFS = [
     Piece("belief_chief", (N_CATS,), "exact posterior P(cat is the chief spy) from the observer's information set"),
     Piece("belief_assistant", (N_CATS,), "exact posterior P(cat is an assistant)"),
     Piece("belief_clues", (SEATS, N_CLUES), "exact posterior of each relative seat's clue"),
 ]
+
+_PUBLIC = [*_TABLE, _ACCUSATION_TIME, *_SEATS_AND_CHIPS]
+OBSERVATION = Layout(_PUBLIC + _OWN)
+"""The observation vector of one player (``checkpoint_charlie_v1``)."""
 OBSERVATION_WITH_BELIEFS = Layout(_PUBLIC + _OWN + _BELIEFS)
 """The observation with ``belief_features=True``: the same pieces, then the exact beliefs."""
 STATE = Layout(_PUBLIC + _HIDDEN)
 """The full state (seats absolute: relative to seat 0; ``decision`` is the acting seat's), for
 centralised critics."""
 
+_PUBLIC_V0 = [*_TABLE, *_SEATS_AND_CHIPS]
+OBSERVATION_V0 = Layout(_PUBLIC_V0 + _OWN)
+"""``checkpoint_charlie_v0``'s observation: v1 without ``accusation_cards`` (731 numbers)."""
+OBSERVATION_V0_WITH_BELIEFS = Layout(_PUBLIC_V0 + _OWN + _BELIEFS)
+"""``checkpoint_charlie_v0``'s observation with beliefs (845 numbers)."""
+
+LAYOUTS: dict[str, dict[bool, Layout]] = {
+    "v0": {False: OBSERVATION_V0, True: OBSERVATION_V0_WITH_BELIEFS},
+    "v1": {False: OBSERVATION, True: OBSERVATION_WITH_BELIEFS},
+}
+"""Every observation layout by environment version and ``belief_features``."""
+ENV_VERSION = "v1"
+
+
+def layout_by_size(size: int) -> tuple[str, bool, Layout] | None:
+    """(version, belief_features, layout) of the observation layout with ``size`` numbers, if any."""
+    for version, layouts in LAYOUTS.items():
+        for beliefs, layout in layouts.items():
+            if layout.size == size:
+                return version, beliefs, layout
+    return None
+
+
+class _Offsets:
+    """The start of every piece in one layout (None for a piece the layout does not have)."""
+
+    def __init__(self, layout: Layout) -> None:
+        for p in (*_PUBLIC, *_OWN, *_HIDDEN, *_BELIEFS):
+            setattr(self, p.name, layout.offsets.get(p.name))
+        names = [p.name for p in layout.pieces]
+        # rows, discards and accused are filled in one stroke; face_up_adler follows chip_colours
+        assert names[names.index("rows") :][:5] == ["rows", "discards", "accused", "chip_colours", "face_up_adler"]
+
+
+_RELATIVE = {(n, seat): [(seat + r) % n for r in range(n)] for n in (3, 4, 5) for seat in range(n)}
+"""Absolute seats in the order of relative seats 0, 1, ... seen from ``seat``."""
+_IN_RELATIVE_ORDER = {key: itemgetter(*seats) for key, seats in _RELATIVE.items()}
+_FACE_UP = 3 * SEATS
+"""From a seat's entry in ``chip_colours`` to its entry in ``face_up_adler`` (the next piece)."""
+_PACK_TABLES = struct.Struct(f"<{3 * SEATS}I")
+_PADDING = {n: (0,) * (SEATS - n) for n in (3, 4, 5)}
+_CAT_BIT = [1 << cat for cat in range(N_CATS)] + [0]
+"""``_CAT_BIT[cat]``: the cat's bit in a mask; ``_CAT_BIT[-1]`` (no cat) is 0."""
+TENTHS = [float(np.float32(k) * np.float32(0.1)) for k in range(4 * MAX_CHIPS_PER_COLOUR + 1)]
+"""``TENTHS[k]``: a count k scaled by 1/10 as float32 computes it (the batched engine computes the same)."""
 _BITS16 = np.unpackbits(
     np.arange(1 << 16, dtype="<u2").view(np.uint8).reshape(-1, 2), axis=1, bitorder="little"
 ).astype(np.float32)
 """_BITS16[m] = the 16 bits of m as floats, lowest first."""
 
-_SEAT_BLOCK = ("rows", "discards", "accused", "chip_colours", "face_up_adler")
-"""Consecutive pieces filled with one gather from the engine's ``seat_tables`` buffer."""
-for _layout in (OBSERVATION, STATE):
-    _names = [p.name for p in _layout.pieces]
-    assert _names[_names.index("rows") :][:5] == list(_SEAT_BLOCK), "the seat block must stay consecutive"
-_SEAT_BLOCK_SIZE = 3 * SEATS * N_CATS + 2 * SEATS * 3
 
+class Encoder:
+    """Fills vectors of one layout for games of one configuration. What is fixed for a game (the
+    seats present, the player count, the rule flags) is filled once; everything else is read from
+    a seat's :class:`PlayerView`, so it holds only what that seat can know."""
 
-def _seat_block_index(n: int, seat: int) -> np.ndarray:
-    """Indices into ``Game.seat_tables`` for the seat block seen from ``seat``: relative seat r is
-    absolute seat (seat + r) % n; seats the game does not have read the always-empty seat 5."""
-    rel = [(seat + r) % n for r in range(n)] + [SEATS] * (SEATS - n)
-    index = [k * 6 * N_CATS + a * N_CATS + c for k in range(3) for a in rel for c in range(N_CATS)]
-    index += [576 + 3 * a + c for a in rel for c in range(3)]
-    index += [594 + 3 * a + c for a in rel for c in range(3)]
-    return np.array(index, dtype=np.intp)
-
-
-_SEAT_BLOCK_INDEX = {(n, seat): _seat_block_index(n, seat) for n in (3, 4, 5) for seat in range(n)}
-_SEAT_BLOCK_SCALE = np.array([1.0] * (3 * SEATS * N_CATS) + [0.1] * 15 + [0.5] * 15, dtype=np.float32)
-
-
-_STATIC: dict[tuple[int, int], tuple[object, np.ndarray]] = {}
-
-
-def _static_part(layout: Layout, view: PlayerView) -> np.ndarray:
-    """A fresh vector holding the pieces that are fixed for a game (seats, player count, rules)."""
-    cfg = view.config
-    key = (id(layout), id(cfg))
-    entry = _STATIC.get(key)
-    if entry is None or entry[0] is not cfg:  # the entry keeps cfg alive, so its id is not reused
-        if len(_STATIC) > 256:
-            _STATIC.clear()
-        n, o = cfg.num_players, layout.offsets
+    def __init__(self, layout: Layout, config: GameConfig) -> None:
+        self.layout = layout
+        self.o = o = _Offsets(layout)
+        n = config.num_players
         base = np.zeros(layout.size, dtype=np.float32)
-        base[o["seat_present"] : o["seat_present"] + n] = 1.0
-        base[o["num_players"] + n - 3] = 1.0
-        flags = (cfg.stasi, cfg.cafe_adler, cfg.clue_face == "choose", cfg.non_accuser_white == "chief_uncaught")
-        base[o["rules"] : o["rules"] + 4] = flags
-        entry = _STATIC[key] = (cfg, base)
-    return entry[1].copy()
+        base[o.seat_present : o.seat_present + n] = 1.0
+        base[o.num_players + n - 3] = 1.0
+        flags = (
+            config.stasi,
+            config.cafe_adler,
+            config.clue_face == "choose",
+            config.non_accuser_white == "chief_uncaught",
+        )
+        base[o.rules : o.rules + 4] = flags
+        self.static = base
+
+    def public(self, view: PlayerView) -> tuple[np.ndarray, memoryview]:
+        """A vector with the public pieces seen from ``view.seat`` (everything here is known at the table).
+
+        The three card tables come from the seats' cat masks in one bit unpacking; single entries
+        go through a memoryview, which writes faster than NumPy's scalar indexing (this runs at
+        every step).
+        """
+        o = self.o
+        seat, n = view.seat, view.num_players
+        out = self.static.copy()
+        in_order = _IN_RELATIVE_ORDER[n, seat]
+        pad = _PADDING[n]
+        accused = map(_CAT_BIT.__getitem__, in_order(view.accused_by))
+        packed = _PACK_TABLES.pack(*in_order(view.rows), *pad, *in_order(view.discards), *pad, *accused, *pad)
+        out[o.rows : o.rows + 3 * SEATS * N_CATS] = np.unpackbits(np.frombuffer(packed, np.uint8), bitorder="little")
+        targets = view.targets
+        out[o.targets : o.targets + 16] = _BITS16[targets & 0xFFFF]
+        out[o.targets + 16 : o.targets + N_CATS] = _BITS16[targets >> 16]
+
+        mv = memoryview(out)
+        at = o.chip_colours
+        for gold, white, black, up_gold, up_white, up_black in in_order(view.chip_table):
+            mv[at] = TENTHS[gold]
+            mv[at + 1] = TENTHS[white]
+            mv[at + 2] = TENTHS[black]
+            if up_gold or up_white or up_black:
+                mv[at + _FACE_UP] = up_gold / 2
+                mv[at + _FACE_UP + 1] = up_white / 2
+                mv[at + _FACE_UP + 2] = up_black / 2
+            at += 3
+        mv[o.round + view.round_index] = 1.0
+        mv[o.first_player + (view.first_player - seat) % n] = 1.0
+        mv[o.drawer + (view.drawer - seat) % n] = 1.0
+        last_card = view.last_card
+        if last_card >= 0:
+            mv[o.last_card + last_card] = 1.0
+            mv[o.last_drawer + (view.last_drawer - seat) % n] = 1.0
+        stasi_card = view.stasi_card
+        if stasi_card >= 0:
+            mv[o.stasi_card + (stasi_card - seat) % n] = 1.0
+        for clue in view.public_clues:
+            mv[o.public_clues + clue] = 1.0
+        for holder, clue in view.exposed_clues.items():
+            mv[o.exposed_clues + ((holder - seat) % n) * N_CLUES + clue] = 1.0
+        accusations = view.accusations
+        if accusations:
+            for position, (who, _) in enumerate(accusations):
+                mv[o.accusation_order + ((who - seat) % n) * MAX_ACCUSATIONS + position] = 1.0
+            if o.accusation_cards is not None:
+                for r, cards in enumerate(in_order(view.accused_at)):
+                    if cards:
+                        mv[o.accusation_cards + r] = cards / MAX_DECK
+        mv[o.deck_size] = view.deck_size / MAX_DECK
+        mv[o.investigators_left] = view.investigators_left / 2
+        gold, white, black = view.supply_counts
+        mv[o.supply] = gold / MAX_CHIPS_PER_COLOUR
+        mv[o.supply + 1] = white / MAX_CHIPS_PER_COLOUR
+        mv[o.supply + 2] = black / MAX_CHIPS_PER_COLOUR
+        return out, mv
+
+    def observation(self, view: PlayerView) -> np.ndarray:
+        """The observation vector of ``view.seat`` (float32)."""
+        o = self.o
+        out, mv = self.public(view)
+        kind = view.decision_kind
+        if kind >= 0:
+            mv[o.decision + kind] = 1.0
+            if kind == CAFE_ADLER:
+                mv[o.adler_decision + view.decision_chip_colour] = 1.0
+        mv[o.own_tile + view.own_tile] = 1.0
+        clue = view.own_clue
+        if clue >= 0:
+            mv[o.own_clue + clue] = 1.0
+        values = view.own_chip_values
+        if values:
+            _value_counts(mv, o.own_chip_values, values)
+            mv[o.own_points] = sum(values) / 10
+            if view.config.cafe_adler:
+                for c, count in enumerate(view.own_hidden_adler_counts()):
+                    mv[o.own_hidden_adler + c] = count / 2
+        if o.belief_chief is not None:
+            _fill_beliefs(out, o, view)
+        return out
 
 
-_P = {name: OBSERVATION.offsets[name] for name in (p.name for p in _PUBLIC)}
-assert all(STATE.offsets[name] == offset for name, offset in _P.items())  # one public prefix for both
-_ROWS, _TARGETS, _ROUND, _FIRST, _DRAWER = _P["rows"], _P["targets"], _P["round"], _P["first_player"], _P["drawer"]
-_LAST_CARD, _LAST_DRAWER, _STASI, _PUBLIC_CLUES = (
-    _P["last_card"],
-    _P["last_drawer"],
-    _P["stasi_card"],
-    _P["public_clues"],
-)
-_EXPOSED, _ORDER, _DECK, _INVESTIGATORS = (
-    _P["exposed_clues"],
-    _P["accusation_order"],
-    _P["deck_size"],
-    _P["investigators_left"],
-)
-_SUPPLY = _P["supply"]
+_ENCODERS: dict[tuple[int, int], tuple[GameConfig, Encoder]] = {}
 
 
-def _public(layout: Layout, view: PlayerView) -> tuple[np.ndarray, memoryview]:
-    """A vector with the public pieces seen from ``view.seat`` (everything here is known at the table).
-
-    Tables are copied in blocks; single entries go through a memoryview, which writes faster
-    than NumPy's scalar indexing (this runs at every step).
-    """
-    seat, n = view.seat, view.num_players
-    out = _static_part(layout, view)
-    block = out[_ROWS : _ROWS + _SEAT_BLOCK_SIZE]
-    view.seat_tables.take(_SEAT_BLOCK_INDEX[n, seat], out=block, mode="clip")  # indices are in range
-    block *= _SEAT_BLOCK_SCALE
-    targets = view.targets
-    out[_TARGETS : _TARGETS + 16] = _BITS16[targets & 0xFFFF]
-    out[_TARGETS + 16 : _TARGETS + 32] = _BITS16[targets >> 16]
-
-    mv = memoryview(out)
-    mv[_ROUND + view.round_index] = 1.0
-    mv[_FIRST + (view.first_player - seat) % n] = 1.0
-    mv[_DRAWER + (view.drawer - seat) % n] = 1.0
-    last_card = view.last_card
-    if last_card >= 0:
-        mv[_LAST_CARD + last_card] = 1.0
-        mv[_LAST_DRAWER + (view.last_drawer - seat) % n] = 1.0
-    stasi_card = view.stasi_card
-    if stasi_card >= 0:
-        mv[_STASI + (stasi_card - seat) % n] = 1.0
-    for clue in view.public_clues:
-        mv[_PUBLIC_CLUES + clue] = 1.0
-    for holder, clue in view.exposed_clues.items():
-        mv[_EXPOSED + ((holder - seat) % n) * N_CLUES + clue] = 1.0
-    for position, (who, _) in enumerate(view.accusations):
-        mv[_ORDER + ((who - seat) % n) * MAX_ACCUSATIONS + position] = 1.0
-    mv[_DECK] = view.deck_size / MAX_DECK
-    mv[_INVESTIGATORS] = view.investigators_left / 2
-    supply = view.supply_counts
-    mv[_SUPPLY] = supply[0] / MAX_CHIPS_PER_COLOUR
-    mv[_SUPPLY + 1] = supply[1] / MAX_CHIPS_PER_COLOUR
-    mv[_SUPPLY + 2] = supply[2] / MAX_CHIPS_PER_COLOUR
-    return out, mv
+def encoder(layout: Layout, config: GameConfig) -> Encoder:
+    """The :class:`Encoder` of a layout and configuration, built once."""
+    entry = _ENCODERS.get((id(layout), id(config)))
+    if entry is None or entry[0] is not config:  # the entry keeps config alive: its id is not reused
+        if len(_ENCODERS) > 256:
+            _ENCODERS.clear()
+        entry = _ENCODERS[id(layout), id(config)] = (config, Encoder(layout, config))
+    return entry[1]
 
 
 def _value_counts(mv: memoryview, start: int, values: list[int]) -> None:
-    for value in values:
-        mv[start + value - STASI_KEPT_VALUE] += 0.1
+    """Chips by value -2..5, each count / 10."""
+    for value in set(values):
+        mv[start + value - STASI_KEPT_VALUE] = TENTHS[values.count(value)]
 
 
-def encode_observation(game: Game, seat: int, layout: Layout = OBSERVATION) -> np.ndarray:
-    """The observation vector of ``seat``: ``OBSERVATION`` or ``OBSERVATION_WITH_BELIEFS`` (float32)."""
-    view = PlayerView(game, seat)
-    o = layout.offsets
-    out, mv = _public(layout, view)
-    kind = view.decision_kind
-    if kind >= 0:
-        mv[o["decision"] + kind] = 1.0
-        if kind == CAFE_ADLER:
-            mv[o["adler_decision"] + view.decision_chip_colour] = 1.0
-    mv[o["own_tile"] + view.own_tile] = 1.0
-    clue = view.own_clue
-    if clue >= 0:
-        mv[o["own_clue"] + clue] = 1.0
-    values = view.own_chip_values
-    if values:
-        _value_counts(mv, o["own_chip_values"], values)
-        mv[o["own_points"]] = sum(values) / 10
-        if view.config.cafe_adler:
-            for c, count in enumerate(view.own_hidden_adler_counts()):
-                mv[o["own_hidden_adler"] + c] = count / 2
-    if layout is OBSERVATION_WITH_BELIEFS:
-        _fill_beliefs(out, o, view)
-    return out
+def encode_view(view: PlayerView, layout: Layout = OBSERVATION) -> np.ndarray:
+    """The observation vector of ``view.seat`` in ``layout`` (float32): one of ``LAYOUTS``."""
+    return encoder(layout, view.config).observation(view)
 
 
-def _fill_beliefs(out: np.ndarray, o: dict[str, int], view: PlayerView) -> None:
+def encode_observation(state: GameState, seat: int, layout: Layout = OBSERVATION) -> np.ndarray:
+    """The observation vector of ``seat`` (float32): ``OBSERVATION`` or ``OBSERVATION_WITH_BELIEFS``."""
+    return encoder(layout, state.config).observation(PlayerView(state, seat))
+
+
+def _fill_beliefs(out: np.ndarray, o: _Offsets, view: PlayerView) -> None:
     from .beliefs import beliefs
 
     b = beliefs(view)
-    out[o["belief_chief"] : o["belief_chief"] + N_CATS] = b.chief
-    out[o["belief_assistant"] : o["belief_assistant"] + N_CATS] = b.assistant
+    out[o.belief_chief : o.belief_chief + N_CATS] = b.chief
+    out[o.belief_assistant : o.belief_assistant + N_CATS] = b.assistant
     n = view.num_players
-    clues = out[o["belief_clues"] : o["belief_clues"] + n * N_CLUES].reshape(n, N_CLUES)
+    clues = out[o.belief_clues : o.belief_clues + n * N_CLUES].reshape(n, N_CLUES)
     clues[:] = np.roll(b.clue, -view.seat, axis=0)  # relative seats
 
 
-def encode_state(game: Game) -> np.ndarray:
+def encode_state(state: GameState) -> np.ndarray:
     """The full state (hidden clues, chip values, deck contents), seats absolute (seat 0 first)."""
-    from .engine import scoring
-    from .engine.round_setup import chief
-
-    layout = STATE
-    o = layout.offsets
-    out, mv = _public(layout, PlayerView(game, 0))
-    if game.current_seat >= 0:
-        mv[o["acting_seat"] + game.current_seat] = 1.0
-        mv[o["decision"] + game.pending_kind] = 1.0
-    for s, clue in enumerate(game.clues):
+    o = encoder(STATE, state.config).o
+    out, mv = encoder(STATE, state.config).public(PlayerView(state, 0))
+    if state.current_seat >= 0:
+        mv[o.acting_seat + state.current_seat] = 1.0
+        mv[o.decision + state.pending_kind] = 1.0
+    for s, clue in enumerate(state.clues):
         if clue >= 0:
-            mv[o["clues"] + s * N_CLUES + clue] = 1.0
-    for clue in game.bag:
-        mv[o["bag"] + clue] = 1.0
-    if min(game.clues) >= 0:
-        mv[o["chief"] + chief(game)] = 1.0
-    for card in game.deck[game.deck_pos :]:
+            mv[o.clues + s * N_CLUES + clue] = 1.0
+    for clue in state.bag:
+        mv[o.bag + clue] = 1.0
+    if min(state.clues) >= 0:
+        mv[o.chief + chief(state)] = 1.0
+    for card in state.deck[state.deck_pos :]:
         if card != INVESTIGATOR:
-            mv[o["deck_cats"] + card] = 1.0
-    for s in range(game.n):
-        values = [scoring.chip_value(game, chip) for chip in game.holdings[s]]
-        _value_counts(mv, o["chip_values"] + s * len(CHIP_VALUES), values)
-        mv[o["points"] + s] = sum(values) / 10
-        for chip in scoring.hidden_adler_chips(game, s):
-            mv[o["hidden_adler"] + 3 * s + game.pool.colour[chip]] += 0.5
+            mv[o.deck_cats + card] = 1.0
+    points = state.pool.points
+    for s in range(state.n):
+        values = [points[chip] for chip in state.holdings[s]]
+        _value_counts(mv, o.chip_values + s * len(CHIP_VALUES), values)
+        mv[o.points + s] = sum(values) / 10
+        for chip in hidden_adler_chips(state, s):
+            mv[o.hidden_adler + 3 * s + state.pool.colour[chip]] += 0.5
     return out

@@ -2,9 +2,10 @@
 
 A checkpoint is the ``.zip`` that stable-baselines3 saves, or a training run folder holding
 ``best_model.zip`` (else ``final_model.zip``). Its observation space says which layout it was
-trained on: the plain observation (731 numbers) or the one with ``belief_features`` (845). One
-layout fits 3, 4 and 5 players, so any checkpoint plays any seat count; a checkpoint whose
-spaces fit neither layout is refused with a message naming both sizes.
+trained on (``ckc_env.observation.LAYOUTS``): an environment version's plain observation or the
+one with ``belief_features``; the policy is given its observations in that layout whatever the
+table plays with. One layout fits 3, 4 and 5 players, so any checkpoint plays any seat count; a
+checkpoint whose spaces fit no layout is refused with a message naming the sizes.
 
 torch and sb3-contrib are imported only here, and only when a checkpoint is loaded
 (``pip install -e ".[train]"``).
@@ -19,9 +20,7 @@ import numpy as np
 from .agents.base import Agent
 from .engine.actions import N_ACTIONS
 from .engine.view import PlayerView
-from .observation import OBSERVATION, OBSERVATION_WITH_BELIEFS, encode_observation
-
-LAYOUTS = {OBSERVATION.size: OBSERVATION, OBSERVATION_WITH_BELIEFS.size: OBSERVATION_WITH_BELIEFS}
+from .observation import LAYOUTS, encode_view, layout_by_size
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
@@ -65,13 +64,18 @@ def layout_of(model, source: str | Path) -> object:
     obs_space, act_space = model.observation_space, model.action_space
     shape = getattr(obs_space, "shape", None)
     size = shape[0] if shape is not None and len(shape) == 1 else None
-    if size not in LAYOUTS or getattr(act_space, "n", None) != N_ACTIONS:
+    found = layout_by_size(size) if size is not None else None
+    if found is None or getattr(act_space, "n", None) != N_ACTIONS:
+        sizes = ", ".join(
+            f"({layout.size},) ({version}{', belief_features=True' if beliefs else ''})"
+            for version, layouts in LAYOUTS.items()
+            for beliefs, layout in layouts.items()
+        )
         raise ValueError(
             f"checkpoint {source} was trained on observations of shape {shape} and {act_space}; "
-            f"checkpoint_charlie_v0 gives ({OBSERVATION.size},) (plain) or ({OBSERVATION_WITH_BELIEFS.size},) "
-            f"(belief_features=True) observations and Discrete({N_ACTIONS}) actions"
+            f"checkpoint_charlie observations are {sizes}, with Discrete({N_ACTIONS}) actions"
         )
-    return LAYOUTS[size]
+    return found[2]
 
 
 def check_checkpoint(path: str | Path) -> None:
@@ -95,7 +99,7 @@ class PolicyAgent(Agent):
     def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
         vector = observation["observation"]
         if vector.shape[0] != self.layout.size:  # e.g. trained with beliefs, the table plays without
-            vector = encode_observation(view._game, view.seat, self.layout)  # the seat's own view only
+            vector = encode_view(view, self.layout)  # the seat's own view, in the policy's layout
         logits = self.logits(vector)
         legal = observation["action_mask"].astype(bool)
         logits[~legal] = -np.inf

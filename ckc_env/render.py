@@ -5,11 +5,11 @@ from __future__ import annotations
 from .config import COLOURS
 from .engine.actions import DECISION_KINDS
 from .engine.cards import card_name, cat_name, cats_in, clue_name
-from .engine.game import SCORING, Game
+from .engine.state import SCORING, GameState
 from .engine.view import PlayerView
 
 
-def render_text(game: Game) -> str:
+def render_text(game: GameState) -> str:
     """The table as any onlooker sees it: rows, discards, public clues, accusations, chips, deck."""
     view = PlayerView(game, -1)  # an onlooker: only public properties are read below
     n = game.n

@@ -29,6 +29,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from . import engine
 from .agents.base import Agent
 from .checkpoint_charlie import raw_env
 from .engine.actions import N_ACTIONS
@@ -96,7 +97,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         self._opponents = [None] * n
         self._views = [PlayerView(self.aec.game, seat) for seat in range(n)]
         self._summaries_seen = 0
-        self.aec.game.pop_rewards()
+        engine.pop_rewards(self.aec.game)
         others = [(self.seat + k) % n for k in range(1, n)]
         for k, seat in enumerate(others):
             spec = self.opponent_specs[k]
@@ -114,14 +115,19 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         if self._done:
             raise RuntimeError("step() after the episode ended: call reset()")
         try:
-            legal = game.is_legal(int(action))
+            legal = engine.is_legal(game, int(action))
         except (TypeError, ValueError):
             legal = False
         if not legal:  # the episode ends with the penalty; the game is left as it was
             self._done = True
-            info = {**self._info(), "illegal_action": True, "action": action, "legal_actions": game.legal_actions()}
+            info = {
+                **self._info(),
+                "illegal_action": True,
+                "action": action,
+                "legal_actions": engine.legal_actions(game),
+            }
             return self._observation(), self.illegal_penalty, True, False, info
-        game.apply(int(action))
+        engine.apply(game, int(action))
         reward = self._pending + self._collect() + self._play_others()
         self._pending = 0.0
         self._done = game.game_over
@@ -129,10 +135,10 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (all False once the game is over)."""
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        if self.aec.game.current_seat == self.seat:
-            self.aec.game.fill_legal_mask(mask)
-        return mask.astype(bool)
+        game = self.aec.game
+        if game.current_seat == self.seat:
+            return engine.legal_mask(game).astype(bool)
+        return np.zeros(N_ACTIONS, dtype=bool)
 
     def render(self) -> str | None:
         return self.aec.render()
@@ -147,16 +153,16 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         while not game.game_over and game.current_seat != self.seat:
             seat = game.current_seat
             action = self._opponents[seat].act(self._views[seat], aec.observe_lazily(aec.possible_agents[seat]))
-            if not game.is_legal(action):
+            if not engine.is_legal(game, action):
                 raise ValueError(f"opponent {self._opponents[seat]!r} at seat {seat} chose illegal action {action}")
-            game.apply(action)
+            engine.apply(game, action)
             earned += self._collect()
         return earned
 
     def _collect(self) -> float:
         """The learner's reward from the engine's last transition."""
         game = self.aec.game
-        gained = game.pop_rewards()
+        gained = engine.pop_rewards(game)
         if self.reward == "points":
             return float(gained[self.seat])
         if self.reward == "margin":

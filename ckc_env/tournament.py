@@ -111,7 +111,7 @@ def play_game(env: raw_env, agents: Sequence[Agent], seed: int) -> dict[str, Any
     return {
         "win": [1.0 / len(winners) if s in winners else 0.0 for s in range(n)],
         "points": [float(t) for t in final["totals"]],
-        **{COLOURS[c]: [float(game.colour_counts(s)[c]) for s in range(n)] for c in range(3)},
+        **{COLOURS[c]: [float(views[s].colour_counts(s)[c]) for s in range(n)] for c in range(3)},
         "chief_rate": [caught[s] / rounds for s in range(n)],
         "rounds": rounds,
     }

@@ -2,21 +2,25 @@
 
     python tests/playthrough.py          # rewrite tests/data/playthrough_*.txt after an intended change
 
-Each line is one decision: the agent, the decision kind, the legal actions, a digest of the
-agent's observation, the action taken (a seeded random choice) and the rewards it produced; each
-round summary follows the decision that ended the round.
+Each decision is two lines: the agent, the decision kind, the legal actions (named), the action
+taken (a seeded random choice) and the rewards it produced; then the acting agent's observation,
+piece by piece (only pieces that are not all zero: one-hot and 0/1 pieces as the indices set,
+other pieces as ``index:value``; seat-indexed pieces as ``+r:...`` per relative seat r). Each
+round summary follows the decision that ended the round. A change shows in a diff as the pieces
+and summary keys it touched.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 
 import ckc_env
-from ckc_env.engine.actions import DECISION_KINDS
+from ckc_env.engine.actions import DECISION_KINDS, action_to_string
+from ckc_env.layout import Layout
+from ckc_env.observation import OBSERVATION
 
 DATA = Path(__file__).parent / "data"
 CASES = {
@@ -30,7 +34,31 @@ CASES = {
         "window_order": "clockwise_after_drawer",
         "non_accuser_white": "chief_uncaught",
     },
+    "5p_reopen": {"num_players": 5, "reopen_windows": True, "window_order": "random"},
 }
+
+
+def _entries(values: np.ndarray) -> str:
+    """The non-zero entries of a 1-d piece: indices for 0/1 values, else index:value."""
+    hot = np.flatnonzero(values)
+    if np.all(values[hot] == 1.0):
+        return ",".join(str(i) for i in hot)
+    return ",".join(f"{i}:{float(values[i]):.6g}" for i in hot)
+
+
+def describe(layout: Layout, vector: np.ndarray) -> str:
+    """The non-zero pieces of an observation vector, by name."""
+    parts = []
+    for piece in layout.pieces:
+        values = layout.view(vector, piece.name)
+        if not values.any():
+            continue
+        if values.ndim == 1:
+            parts.append(f"{piece.name}={_entries(values)}")
+        else:
+            rows = [f"+{r}:{_entries(row)}" for r, row in enumerate(values) if row.any()]
+            parts.append(f"{piece.name}=[{' '.join(rows)}]")
+    return " ".join(parts)
 
 
 def playthrough(config: dict, seeds: range = range(4)) -> str:
@@ -48,12 +76,13 @@ def _one_game(config: dict, seed: int) -> str:
             env.step(None)
             continue
         legal = np.flatnonzero(obs["action_mask"]).tolist()
-        digest = hashlib.sha1(obs["observation"].tobytes()).hexdigest()[:12]
         action = int(rng.choice(legal))
         kind = DECISION_KINDS[env.game.pending_kind]
         env.step(action)
         rewards = {a: r for a, r in env.rewards.items() if r}
-        lines.append(f"{agent} {kind} legal={legal} obs={digest} action={action} rewards={rewards}")
+        named = ", ".join(f"{a} {action_to_string(a)}" for a in legal)
+        lines.append(f"{agent} {kind} legal=[{named}] action={action} rewards={rewards}")
+        lines.append(f"  {describe(OBSERVATION, obs['observation'])}")
         if "round_summary" in env.infos.get(agent, {}):
             lines.append("summary " + json.dumps(env.infos[agent]["round_summary"], sort_keys=True))
     return "\n".join(lines) + "\n"

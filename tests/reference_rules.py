@@ -94,6 +94,7 @@ def colour_for(cat: int, clues: list[int]) -> str:
 class Rules:
     num_players: int
     window_order: str = "clockwise_from_drawer"  # or "clockwise_after_drawer", "random"
+    reopen_windows: bool = False  # RULES.md 4 [option]: an accusation reopens the window for earlier passers
     clue_face: str = "random"  # or "choose": the clue face is an action (RULES.md 3.1 [option])
     non_accuser_white: str = "chief_in_deck"  # or "chief_uncaught"
     stasi: bool = False
@@ -216,13 +217,21 @@ class Referee:
         self.stasi_floating = False  # the Stasi chip is in the black supply at an unknown place
         self.chips = [[] for _ in range(n)]  # per seat: (colour, value, kind), kind "plain", "hidden" or "up"
         self.stasi_kept_by = None  # holder of the Stasi chip at game end
+        self.stasi_held_by = None  # holder of the Stasi chip from the hand-out to the end check (RULES.md 7)
         self.stasi_card = None  # seat holding the Stasi card: its clue is exposed this round
         self.first_player = deal.first_player
         self.round_index = -1
         self.summaries: list[dict] = []
         self.game_over = False
         self.decisions = 0
-        self.counts = {"auto_accusations": 0, "forced_skips": 0, "investigator_windows": 0, "adler_taken_hidden": 0}
+        self.counts = {
+            "auto_accusations": 0,
+            "forced_skips": 0,
+            "investigator_windows": 0,
+            "adler_taken_hidden": 0,
+            "window_reopened": 0,
+            "stasi_ended_black": 0,
+        }
         self._new_round_state()
         self._game = self._play()
         self.pending: Decision | None = next(self._game)
@@ -232,21 +241,25 @@ class Referee:
     def supply_count(self, colour: str) -> int:
         return len(self.supply[colour]) + (1 if colour == "black" and self.stasi_floating else 0)
 
+    def holds_stasi(self, seat: int) -> bool:
+        """The Stasi chip lies with ``seat``: held until the end check, or kept at the game's end (-2)."""
+        return seat in (self.stasi_kept_by, self.stasi_held_by)
+
     def points(self, seat: int) -> int:
         total = sum(value for _, value, _ in self.chips[seat])
-        if self.stasi_kept_by == seat:
+        if self.holds_stasi(seat):
             total += STASI_KEPT_VALUE
         return total
 
     def chip_values(self, seat: int) -> list[int]:
         values = [value for _, value, _ in self.chips[seat]]
-        if self.stasi_kept_by == seat:
+        if self.holds_stasi(seat):
             values.append(STASI_KEPT_VALUE)
         return sorted(values)
 
     def colour_counts(self, seat: int) -> list[int]:
         counts = [sum(1 for colour, _, _ in self.chips[seat] if colour == c) for c in COLOURS]
-        if self.stasi_kept_by == seat:
+        if self.holds_stasi(seat):
             counts[2] += 1
         return counts
 
@@ -290,6 +303,8 @@ class Referee:
         self.rows = [[] for _ in range(n)]
         self.discards = [[] for _ in range(n)]
         self.accusations: list[tuple[int, int]] = []  # (seat, cat) in order
+        self.accused_after: dict[int, int] = {}  # seat -> cards drawn this round when it accused
+        self.cards: list[tuple] = []  # every card drawn this round: (seat, card, where it went)
         self.public_clues: list[int] = []
         self.deck: list[int] = []
         self.drawer = None
@@ -336,12 +351,16 @@ class Referee:
                 self.public_clues.append(self.bag[len(self.public_clues)])
                 self.counts["investigator_windows"] += 1
                 next_drawer = drawer  # the drawer draws again after the window
+                to = "public_clues"
             else:
                 if has_clue(card, self.clues[drawer]):
                     self.rows[drawer].append(card)
+                    to = "row"
                 else:
                     self.discards[drawer].append(card)
+                    to = "discard"
                 next_drawer = (drawer + 1) % n
+            self.cards.append((drawer, card, to))
             ended = yield from self._window(drawer)
             drawer = next_drawer
         if not ended:
@@ -360,50 +379,68 @@ class Referee:
                     continue  # cannot accuse: counts as not having accused
                 if len(targets) == 1:
                     self.counts["auto_accusations"] += 1
-                    self.accusations.append((seat, targets[0]))  # no decision with one legal action
+                    self._accuse(seat, targets[0])  # no decision with one legal action
                     continue
                 legal = frozenset(ACCUSE + c for c in targets)
                 who, action = yield Decision("forced_accusation", (seat,), legal)
-                self.accusations.append((who, action - ACCUSE))
+                self._accuse(who, action - ACCUSE)
         self.phase = "scoring"
         yield from self._score()
 
     def _eligible(self, seat: int) -> bool:
         return not self.has_accused(seat) and bool(self.targets())
 
+    def _accuse(self, seat: int, cat: int) -> None:
+        self.accusations.append((seat, cat))
+        self.accused_after[seat] = len(self.cards)
+
     def _window(self, drawer: int):
-        """One accusation window; returns True when the round ended in it."""
+        """One accusation window; returns True when the round ended in it.
+
+        With ``reopen_windows`` (RULES.md 4 [option]) every accusation gives the players who passed
+        before it in this window one more decision, after the window's order is through, in that
+        order; accusations made before such a decision are all answered by it."""
         n = self.n
         order = self.rules.window_order
-        if order == "random":
-            not_asked = set(range(n))
-            while True:
-                candidates = tuple(s for s in sorted(not_asked) if self._eligible(s))
-                if not candidates:
-                    return False
-                legal = frozenset([PASS] + [ACCUSE + c for c in self.targets()])
-                who, action = yield Decision("window", candidates, legal)
-                not_asked.discard(who)
-                if action != PASS:
-                    self.accusations.append((who, action - ACCUSE))
-                    if self._round_over():
-                        return True
         if order == "clockwise_from_drawer":
             seats = [(drawer + i) % n for i in range(n)]
         elif order == "clockwise_after_drawer":
             seats = [(drawer + 1 + i) % n for i in range(n)]
+        elif order == "random":
+            seats = None  # the env draws an order we cannot know: offer every seat still to ask
         else:
             raise ValueError(order)
-        for seat in seats:
-            if not self._eligible(seat):  # re-checked when the seat's turn comes
-                continue
-            legal = frozenset([PASS] + [ACCUSE + c for c in self.targets()])
-            who, action = yield Decision("window", (seat,), legal)
-            if action != PASS:
-                self.accusations.append((who, action - ACCUSE))
+        to_ask = set(range(n))  # this pass over the window
+        passed: set[int] = set()  # passed since the last accusation
+        owed: set[int] = set()  # asked again in the next pass
+        while True:
+            while True:
+                eligible = [s for s in (seats or sorted(to_ask)) if s in to_ask and self._eligible(s)]
+                if not eligible:
+                    break
+                candidates = tuple(eligible) if seats is None else (eligible[0],)
+                # a deterministic order skips the seats that are not eligible when their turn comes
+                if seats is not None:
+                    for s in seats:
+                        if s == eligible[0]:
+                            break
+                        to_ask.discard(s)
+                legal = frozenset([PASS] + [ACCUSE + c for c in self.targets()])
+                who, action = yield Decision("window", candidates, legal)
+                to_ask.discard(who)
+                if action == PASS:
+                    passed.add(who)
+                    continue
+                self._accuse(who, action - ACCUSE)
                 if self._round_over():
                     return True
-        return False
+                if self.rules.reopen_windows:
+                    owed |= passed
+                    passed = set()
+            if not owed:
+                return False
+            to_ask, owed = owed, set()
+            self.counts["window_reopened"] += 1
 
     def _take(self, colour: str, stasi_here: bool):
         """Take the next chip of a colour; None when the colour has run out."""
@@ -453,13 +490,13 @@ class Referee:
             token = self._take(colour, seat == stasi_taker)
             received.append(token is not None)
             if token == STASI:
-                stasi_taken_by = seat  # shown, held until the hand-out is over
+                stasi_taken_by = seat  # shown, face-up; held until the end check (RULES.md 7 [decision])
             elif token == ADLER:
                 self.chips[seat].append((colour, ADLER_VALUE[colour], "hidden"))
             elif token is not None:
                 self.chips[seat].append((colour, token, "plain"))
         if stasi_taken_by is not None:
-            self.stasi_floating = True  # back into the black supply, at a random place
+            self.stasi_held_by = stasi_taken_by  # it takes the Stasi card too
             self.stasi_card = stasi_taken_by
 
         swaps = []
@@ -469,16 +506,21 @@ class Referee:
 
         next_first = caught_by[0] if caught_by else self.first_player
 
-        # end of the game (RULES.md 6): checked with the Stasi chip back in the supply
+        # end of the game (RULES.md 6, 7 [decision]): after the swaps, with a held Stasi chip counting
+        # -2 and the supply as the hand-out left it; only then does the Stasi chip go back
         totals = [self.points(s) for s in range(n)]
         self.game_over = (
             any(t >= self.rules.target_points for t in totals)
             or any(self.supply_count(c) == 0 for c in COLOURS)
             or self.round_index + 1 == self.rules.max_rounds
         )
-        if self.game_over and stasi_taken_by is not None:
-            self.stasi_floating = False
-            self.stasi_kept_by = stasi_taken_by  # kept in the last scoring phase: -2
+        if stasi_taken_by is not None:
+            self.stasi_held_by = None
+            if self.game_over:
+                self.stasi_kept_by = stasi_taken_by  # kept in the last scoring phase: -2
+                self.counts["stasi_ended_black"] += self.supply_count("black") == 0
+            else:
+                self.stasi_floating = True  # back into the black supply, at a random place
 
         n_acc = len(self.accusations)
         summary = {
@@ -490,8 +532,15 @@ class Referee:
             "chief": chief,
             "chief_drawn": not chief_in_deck,
             "assistants": assistants(clues),
+            "cards": list(self.cards),
             "accusations": [
-                {"seat": seat, "cat": cat, "colour": handout[i][1], "received": received[i]}
+                {
+                    "seat": seat,
+                    "cat": cat,
+                    "colour": handout[i][1],
+                    "received": received[i],
+                    "cards_drawn": self.accused_after[seat],
+                }
                 for i, (seat, cat) in enumerate(self.accusations)
             ],
             "non_accusers": [

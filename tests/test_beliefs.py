@@ -46,7 +46,8 @@ import pytest
 import ckc_env
 from ckc_env.beliefs import beliefs
 from ckc_env.engine.actions import CAFE_ADLER, CLUE_FACE, FORCED_ACCUSATION, WINDOW
-from ckc_env.engine.chips import chip_token
+from ckc_env.engine.chips import build_pool, chip_token
+from ckc_env.engine.game import legal_actions
 from ckc_env.engine.view import PlayerView
 
 N_FEATURES, N_CATS, N_CLUES = 5, 32, 10
@@ -183,14 +184,14 @@ def true_chief(clues: list[int]) -> int:
 # ---------------------------------------------------------------------- positions by random play
 def stasi_first(config: dict) -> dict:
     """chip_order making the Stasi chip the first black chip taken (the rest in pool order)."""
-    pool = ckc_env.raw_env(**config).unwrapped.game.pool
+    pool = build_pool(ckc_env.raw_env(**config).config)
     tokens = [chip_token(pool, chip) for chip in pool.ids_of(2)]
     tokens.remove("stasi")
     return {"black": ["stasi", *tokens]}
 
 
 def random_action(game, rng: np.random.Generator, pass_prob: float) -> int:
-    legal = game.legal_actions()
+    legal = legal_actions(game)
     if game.pending_kind == WINDOW:
         if rng.random() < pass_prob:
             return PASS
@@ -220,7 +221,7 @@ CASES = {
     "4p": (4, {}, 10, 0.2, {"public"}),
     "5p": (5, {}, 8, 0.2, set()),
     "3p-stasi": (3, {"stasi": True}, 10, 0.2, {"public", "exposed"}),
-    "4p-stasi-adler": (4, {"stasi": True, "cafe_adler": True}, 10, 0.2, {"public", "exposed", "adler"}),
+    "4p-stasi-adler": (4, {"stasi": True, "cafe_adler": True}, 20, 0.2, {"public", "exposed", "adler"}),
     "5p-stasi": (5, {"stasi": True}, 8, 0.2, {"exposed"}),
     "3p-choose": (3, {"clue_face": "choose"}, 8, 0.1, {"public", "choosing"}),
     "4p-choose-stasi": (4, {"clue_face": "choose", "stasi": True}, 8, 0.1, {"public", "exposed", "choosing"}),
@@ -426,7 +427,8 @@ def public_view(view: PlayerView, game) -> tuple:
         view.round_index,
         game.pending_kind,
         game.current_seat,
-        view.table_bits.tobytes(),
+        view.accused_by,
+        view.accused_at,
     )
 
 
@@ -538,9 +540,9 @@ class PeekingView(PlayerView):
 
     @property
     def exposed_clues(self) -> dict[int, int]:
-        return {s: clue for s, clue in enumerate(self._game.clues) if clue >= 0}
+        return {s: clue for s, clue in enumerate(self._state.clues) if clue >= 0}
 
 
 def test_leak_check_catches_a_planted_leak() -> None:
     with pytest.raises(AssertionError, match="differs"):
-        check_leak_pairs("4p", lambda view: beliefs(PeekingView(view._game, view.seat)))
+        check_leak_pairs("4p", lambda view: beliefs(PeekingView(view._state, view.seat)))

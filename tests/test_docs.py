@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 import ckc_env
 from ckc_env import GameConfig
 from ckc_env.env_card import env_card
@@ -34,26 +36,49 @@ def test_env_card_lists_every_argument():
         assert f"| `{name}` |" in arguments, name
 
 
+def test_docs_rules_is_the_canonical_rules():
+    """docs/RULES.md is a copy of the canonical rules (checked where the canonical file is at hand)."""
+    canonical = ROOT.parent / "shared" / "RULES.md"
+    if not canonical.is_file():
+        pytest.skip("the canonical RULES.md (../shared/RULES.md) is not beside this checkout")
+    assert (ROOT / "docs" / "RULES.md").read_text() == canonical.read_text(), "copy ../shared/RULES.md to docs/"
+
+
 def test_every_option_of_the_rules_is_a_config_field():
     """Each [option] of RULES.md maps to a GameConfig field with the stated default."""
     rules = (ROOT / "docs" / "RULES.md").read_text()
-    # The introduction mentions [option] once; five clauses carry it. A new one must be added here
+    # The introduction mentions [option] once; six clauses carry it. A new one must be added here
     # and to GameConfig.
-    assert rules.count("[option]") == 1 + 5
+    assert rules.count("[option]") == 1 + 6
     defaults = GameConfig()
     assert defaults.chip_pool["gold"] == (3, 3, 4, 4, 5)  # 1: the pool is configurable
     assert defaults.first_player == "random"  # 2: random or fixed
     assert defaults.clue_face == "random"  # 3.1: chosen by the player as an action
     assert defaults.window_order == "random"  # 4: random, clockwise_from_drawer, clockwise_after_drawer
+    assert defaults.reopen_windows is False  # 4: reopen_windows, default off
     assert defaults.non_accuser_white == "chief_in_deck"  # 5: chief_uncaught
+    card = ckc_env.checkpoint_charlie.__doc__.split("## Rule decisions")[1]
+    for field in ("chip_pool", "first_player", "clue_face", "window_order", "reopen_windows", "non_accuser_white"):
+        assert f"`{field}`" in card, field
 
 
 def test_every_decision_of_the_rules_is_documented():
     rules = (ROOT / "docs" / "RULES.md").read_text()
     card = ckc_env.checkpoint_charlie.__doc__.split("## Rule decisions")[1]
-    assert rules.count("[decision]") == 1 + 4  # the introduction; pool, clue face, windows, Adler values
-    for phrase in ("default chip pool", "clue face is tossed", "accusation windows", "Cafe Adler chip is worth"):
-        assert phrase in card
+    # The introduction; then sections 1 (pool), 3.1 (clue face), 4 (forced order, windows),
+    # 5 (bag tile), 6 (colour used up), 7 (order of a scoring phase), 8 (Adler values).
+    assert rules.count("[decision]") == 1 + 8
+    for phrase in (
+        "default chip pool",
+        "clue face is tossed",
+        "accusation windows",
+        "forced accusations go clockwise from the player after",
+        "a tile still in the bag is tossed",
+        "judged before the Stasi chip goes back",
+        "order within a scoring phase",
+        "Cafe Adler chip is worth",
+    ):
+        assert phrase in card, phrase
 
 
 def test_readme_opens_with_the_two_commands():

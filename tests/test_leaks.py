@@ -32,11 +32,10 @@ import numpy as np
 import pytest
 
 import ckc_env
-import ckc_env.checkpoint_charlie as cc
 from ckc_env.engine.cards import CLUE_CATS
-from ckc_env.engine.chips import chip_token
-from ckc_env.engine.game import SCORING
-from ckc_env.observation import OBSERVATION, STATE
+from ckc_env.engine.chips import build_pool, chip_token
+from ckc_env.engine.game import SCORING, legal_actions
+from ckc_env.observation import OBSERVATION, STATE, Encoder
 
 INV = 32
 PASS = 0
@@ -148,7 +147,7 @@ def build_pair(n: int, seed: int, mode: str) -> dict:
 
 def chip_orders(env, rng: random.Random) -> tuple[dict, dict]:
     """Two full face-down orders of every colour, the first chip taken differing in value where possible."""
-    pool = env.unwrapped.game.pool
+    pool = build_pool(env.unwrapped.config)
     a, b = {}, {}
     for colour, name in enumerate(("gold", "white", "black")):
         tokens = [chip_token(pool, c) for c in pool.ids_of(colour)]
@@ -275,14 +274,14 @@ PLANTS: dict[str, Callable] = {
 
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_the_leak_check_catches_planted_leaks(plant, monkeypatch):
-    original = cc.encode_observation
+    original = Encoder.observation
 
-    def leaky(game, seat, layout=cc.OBSERVATION):
-        out = original(game, seat, layout)
-        out[-1] = PLANTS[plant](game)  # adler_decision's last entry: 0 unless deciding about a black chip
+    def leaky(self, view):
+        out = original(self, view)
+        out[-1] = PLANTS[plant](view._state)  # adler_decision's last entry: 0 unless deciding about a black chip
         return out
 
-    monkeypatch.setattr(cc, "encode_observation", leaky)
+    monkeypatch.setattr(Encoder, "observation", leaky)
     n, mode = {"bag_face": (3, "late"), "deck_order": (4, "late")}.get(plant, (5, "full"))
     pair = build_pair(n, 0, mode)
     with pytest.raises(AssertionError, match="player_0 sees a difference in pieces"):
@@ -334,7 +333,7 @@ def _run(env, rng_seed: int, chief_bias: bool) -> list:
         )
         if game.game_over:
             return frames
-        legal = game.legal_actions()
+        legal = legal_actions(game)
         chief = chief_of(game.clues + game.bag) if min(game.clues) >= 0 else -1
         if chief_bias and 1 + chief in legal and rng.random() < 0.5:
             action = 1 + chief
@@ -417,8 +416,6 @@ def test_chip_values_are_seen_only_by_their_holders(n, colour, config):
 
 def test_infos_hold_only_the_agents_own_chip_values():
     """own_chips lists exactly the agent's chips (by value) and their sum, for every agent at every round end."""
-    from ckc_env.engine import scoring
-
     for n, config in [(3, {"stasi": True}), (5, {"cafe_adler": True})]:
         env = ckc_env.raw_env(num_players=n, **config)
         env.reset(seed=4)
@@ -427,12 +424,12 @@ def test_infos_hold_only_the_agents_own_chip_values():
         checked = 0
         while not game.game_over:
             rounds = len(game.summaries)
-            env.step(rng.choice(game.legal_actions()))
+            env.step(rng.choice(legal_actions(game)))
             if len(game.summaries) > rounds:
                 for seat, agent in enumerate(env.possible_agents):
                     info = env.infos[agent]
                     assert set(info) == {"round_summary", "own_chips"}
-                    values = sorted(scoring.chip_value(game, c) for c in game.holdings[seat])
+                    values = sorted(game.pool.points[c] for c in game.holdings[seat])
                     assert sorted(info["own_chips"]["values"]) == values
                     assert info["own_chips"]["points"] == sum(values)
                     checked += 1

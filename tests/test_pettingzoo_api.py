@@ -29,7 +29,8 @@ from pettingzoo.utils import BaseWrapper
 from pettingzoo.utils.conversions import aec_to_parallel
 
 import ckc_env
-from ckc_env import checkpoint_charlie_v0
+from ckc_env import checkpoint_charlie_v1
+from ckc_env.engine.game import legal_actions
 
 N_ACTIONS = 40
 
@@ -43,7 +44,7 @@ NON_ACCUSER = ("chief_in_deck", "chief_uncaught")
 
 def _pairwise_configs() -> list[dict]:
     """4 configurations per player count; with i = 0..3 every variant, window order, clue face,
-    reward scheme and non-accuser rule appears with every player count."""
+    reward scheme, non-accuser rule and reopen_windows value appears with every player count."""
     configs = []
     for n in (3, 4, 5):
         for i in range(4):
@@ -55,6 +56,7 @@ def _pairwise_configs() -> list[dict]:
                     "clue_face": CLUE_FACES[(i + n) % 2],
                     "reward": REWARDS[i % 2],
                     "non_accuser_white": NON_ACCUSER[(i + n + 1) % 2],
+                    "reopen_windows": (i + n) % 4 < 2,
                 }
             )
     return configs
@@ -65,7 +67,8 @@ CONFIGS = _pairwise_configs()
 
 def _config_id(cfg: dict) -> str:
     variant = "+".join(v for v in ("stasi", "cafe_adler") if cfg.get(v)) or "base"
-    return f"n{cfg['num_players']}-{variant}-{cfg['window_order']}-{cfg['clue_face']}-{cfg['reward']}"
+    reopen = "-reopen" if cfg["reopen_windows"] else ""
+    return f"n{cfg['num_players']}-{variant}-{cfg['window_order']}-{cfg['clue_face']}-{cfg['reward']}{reopen}"
 
 
 CONFIG_PARAMS = [pytest.param(cfg, id=_config_id(cfg)) for cfg in CONFIGS]
@@ -101,6 +104,7 @@ def test_configs_cover_every_option_value_per_player_count():
         assert {c["clue_face"] for c in mine} == set(CLUE_FACES)
         assert {c["reward"] for c in mine} == set(REWARDS)
         assert {c["non_accuser_white"] for c in mine} == set(NON_ACCUSER)
+        assert {c["reopen_windows"] for c in mine} == {False, True}
 
 
 # ------------------------------------------------------------------------------- upstream tests
@@ -118,7 +122,7 @@ def test_api_test_raw_env_and_versioned_module(n):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         api_test(ckc_env.raw_env(num_players=n, stasi=True, cafe_adler=True), num_cycles=1000)
-        api_test(checkpoint_charlie_v0.env(num_players=n), num_cycles=1000)
+        api_test(checkpoint_charlie_v1.env(num_players=n), num_cycles=1000)
     assert _unexpected(caught) == []
 
 
@@ -249,7 +253,7 @@ def test_flat_observation_wrapper_is_sound():
     env.reset(seed=3)
     obs, _, _, _, info = env.last()
     assert env.observation_space(env.agent_selection).contains(obs)
-    legal = env.unwrapped.game.legal_actions()
+    legal = legal_actions(env.unwrapped.game)
     assert np.flatnonzero(info["action_mask"]).tolist() == legal
 
 
@@ -289,7 +293,7 @@ def test_bombardment(cfg):
 def test_bombardment_with_random_actions_ends_games_cleanly():
     """Uniformly random (mostly illegal) actions through env(): every game ends by the illegal-move
     termination with the offender at -1, never with an exception."""
-    env = ckc_env.env(num_players=5, stasi=True, cafe_adler=True)
+    env = ckc_env.env(num_players=5, stasi=True, cafe_adler=True, reopen_windows=True)
     rng = np.random.default_rng(0)
     for cycle in range(30):
         env.reset(seed=cycle)
@@ -396,7 +400,7 @@ def test_raw_env_illegal_action_raises_and_changes_nothing(n):
     for _ in range(6):
         env.step(_legal_action(env.observe(env.agent_selection), rng))
     agent = env.agent_selection
-    legal = env.unwrapped.game.legal_actions()
+    legal = legal_actions(env.unwrapped.game)
     illegal = [a for a in range(N_ACTIONS) if a not in legal]
     reference = pickle.loads(pickle.dumps(env))  # never sees an illegal action
     before = _snapshot(env)
@@ -426,7 +430,7 @@ def test_raw_env_non_integer_action_is_rejected_with_the_documented_message(kind
     env = ckc_env.raw_env(num_players=4)
     env.reset(seed=1)
     agent = env.agent_selection
-    legal = env.unwrapped.game.legal_actions()
+    legal = legal_actions(env.unwrapped.game)
     action = {
         "float": float(legal[-1]),
         "numpy_float": np.float64(legal[-1]),
@@ -445,7 +449,7 @@ def test_raw_env_accepts_every_legal_action_inside_the_action_space():
     env = ckc_env.raw_env(num_players=4)
     env.reset(seed=1)
     agent = env.agent_selection
-    action = np.array(env.unwrapped.game.legal_actions()[-1])
+    action = np.array(legal_actions(env.unwrapped.game)[-1])
     assert env.action_space(agent).contains(action)
     env.step(action)
     assert env.unwrapped.game.accusations or env.agent_selection != agent

@@ -6,7 +6,12 @@ import pytest
 
 sb3_contrib = pytest.importorskip("sb3_contrib", reason="checkpoints need the train extra")
 
-from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS  # noqa: E402
+from ckc_env.observation import (  # noqa: E402
+    OBSERVATION,
+    OBSERVATION_V0,
+    OBSERVATION_V0_WITH_BELIEFS,
+    OBSERVATION_WITH_BELIEFS,
+)
 from ckc_env.policy import PolicyAgent, resolve_checkpoint  # noqa: E402
 from ckc_env.tournament import run_tournament  # noqa: E402
 
@@ -35,7 +40,11 @@ def save_untrained(tmp_path, size: int, actions: int = 40, name: str = "model.zi
     return path
 
 
-@pytest.mark.parametrize("layout", [OBSERVATION, OBSERVATION_WITH_BELIEFS], ids=["plain", "beliefs"])
+@pytest.mark.parametrize(
+    "layout",
+    [OBSERVATION, OBSERVATION_WITH_BELIEFS, OBSERVATION_V0, OBSERVATION_V0_WITH_BELIEFS],
+    ids=["plain", "beliefs", "v0-plain", "v0-beliefs"],
+)
 def test_a_checkpoint_plays_every_seat_count(tmp_path, layout):
     path = save_untrained(tmp_path, layout.size)
     agent = PolicyAgent(path)
@@ -59,9 +68,10 @@ def test_a_run_folder_resolves_to_its_best_model(tmp_path):
 
 def test_a_checkpoint_for_another_layout_is_refused_with_both_sizes(tmp_path):
     wrong = save_untrained(tmp_path, 100)
-    with pytest.raises(ValueError, match=r"\(731,\) \(plain\) or \(845,\)"):
+    sizes = r"\(731,\) \(v0\), \(845,\) \(v0, belief_features=True\), \(736,\) \(v1\), \(850,\)"
+    with pytest.raises(ValueError, match=sizes):
         PolicyAgent(wrong)
-    with pytest.raises(ValueError, match=r"\(731,\) \(plain\) or \(845,\)"):
+    with pytest.raises(ValueError, match=sizes):
         run_tournament([str(wrong), "random", "random"], games=3, workers=1)
     wrong_actions = save_untrained(tmp_path, OBSERVATION.size, actions=12, name="actions.zip")
     with pytest.raises(ValueError, match=r"Discrete\(40\)"):

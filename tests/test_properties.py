@@ -3,24 +3,22 @@
 Hypothesis draws a game (seed, player count, variants, window order, clue face, reward scheme,
 non-accuser rule); the game is played to its end with uniformly random legal actions from an RNG
 derived from the seed. The invariants read ``env.unwrapped.game`` (they are invariants of the
-engine's state, not of the observation); the round-end checks also use two probes installed on
-the instance / module for the duration of one game (a snapshot taken when a round is scored, and
-the number of cards drawn at each accusation).
+engine's state, not of the observation); the round-end checks rebuild the suspicion phase as it
+stood at scoring from each round's public record (the cards drawn and the accusations' timing).
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from unittest import mock
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ckc_env
-from ckc_env.engine import suspicion
 from ckc_env.engine.cards import CLUE_CATS, INVESTIGATOR, cats_in
+from ckc_env.engine.game import legal_actions
 
 N_ACTIONS = 40
 COLOURS = ("gold", "white", "black")
@@ -36,6 +34,7 @@ def games(draw):
         "stasi": draw(st.booleans()),
         "cafe_adler": draw(st.booleans()),
         "window_order": draw(st.sampled_from(["random", "clockwise_from_drawer", "clockwise_after_drawer"])),
+        "reopen_windows": draw(st.booleans()),
         "clue_face": draw(st.sampled_from(["random", "choose"])),
         "reward": draw(st.sampled_from(["points", "win"])),
         "non_accuser_white": draw(st.sampled_from(["chief_in_deck", "chief_uncaught"])),
@@ -115,7 +114,7 @@ def check_decision(env, game) -> None:
     agent = env.agent_selection
     seat = env.possible_agents.index(agent)
     assert game.current_seat == seat
-    legal = game.legal_actions()
+    legal = legal_actions(game)
     assert len(legal) >= 2, f"a decision with a single option was asked: {legal}"
     for other in env.agents:
         obs = env.observe(other)
@@ -143,52 +142,48 @@ def play_checked(cfg: dict) -> dict:
     game = env.unwrapped.game
     rng = random.Random(seed)
 
-    scored: list[dict] = []  # snapshot of the suspicion phase when each round is scored
-    accusation_draws: list[int] = []  # cards drawn at each accusation of the current round
-    original_score = game._score_round
-
-    def score_probe():
-        scored.append(
-            {
-                "deck_left": len(game.deck) - game.deck_pos,
-                "drawn": len(game.card_order),
-                "accusations": list(game.accusations),
-                "targets": game.row_cats & ~game.accused_cats,
-                "discards": list(game.discards),
-                "accusation_draws": list(accusation_draws),
-            }
-        )
-        accusation_draws.clear()
-        original_score()
-
-    original_accuse = suspicion.accuse
-
-    def accuse_probe(g, seat, cat):
-        if g is game:
-            accusation_draws.append(len(g.card_order))
-        original_accuse(g, seat, cat)
-
-    game._score_round = score_probe
     rewards = dict.fromkeys(env.possible_agents, 0.0)
     infos_seen: list[dict] = []
     steps = 0
-    with mock.patch.object(suspicion, "accuse", accuse_probe):
-        while not game.game_over:
-            check_cards(game)
-            check_chips(game)
-            check_accusations(game)
-            check_decision(env, game)
-            env.step(rng.choice(game.legal_actions()))
-            steps += 1
-            for agent in env.possible_agents:
-                rewards[agent] += env.rewards[agent]
-            if len(game.summaries) > len(infos_seen):  # a round ended in this step
-                assert len(game.summaries) == len(infos_seen) + 1
-                infos_seen.append({a: env.infos[a] for a in env.possible_agents})
-                check_round_infos(env, game)
+    while not game.game_over:
+        check_cards(game)
+        check_chips(game)
+        check_accusations(game)
+        check_decision(env, game)
+        env.step(rng.choice(legal_actions(game)))
+        steps += 1
+        for agent in env.possible_agents:
+            rewards[agent] += env.rewards[agent]
+        if len(game.summaries) > len(infos_seen):  # a round ended in this step
+            assert len(game.summaries) == len(infos_seen) + 1
+            infos_seen.append({a: env.infos[a] for a in env.possible_agents})
+            check_round_infos(env, game)
+    scored = [suspicion_at_scoring(summary, game.n) for summary in game.summaries]
     check_chips(game)
     assert all(env.terminations.values()) and not any(env.truncations.values())
     return {"env": env, "game": game, "scored": scored, "rewards": rewards, "infos": infos_seen, "steps": steps}
+
+
+def suspicion_at_scoring(summary: dict, n: int) -> dict:
+    """The suspicion phase as it stood when the round was scored, rebuilt from the round's public
+    record: the cards drawn (and where each went) and the accusations with their timing."""
+    rows, discards = 0, [0] * n
+    for seat, card, to in summary["cards"]:
+        if to == "row":
+            rows |= 1 << card
+        elif to == "discard":
+            discards[seat] |= 1 << card
+    accused = 0
+    for record in summary["accusations"]:
+        accused |= 1 << record["cat"]
+    return {
+        "deck_left": 32 + 5 - n - len(summary["cards"]),
+        "drawn": len(summary["cards"]),
+        "accusations": [(a["seat"], a["cat"]) for a in summary["accusations"]],
+        "targets": rows & ~accused,
+        "discards": discards,
+        "accusation_draws": [a["cards_drawn"] for a in summary["accusations"]],
+    }
 
 
 def check_round_infos(env, game) -> None:
@@ -261,10 +256,12 @@ def check_game_end(game, summaries, infos_seen) -> None:
     for summary, infos in zip(summaries, infos_seen, strict=True):
         points = [infos[f"player_{s}"]["own_chips"]["points"] for s in range(game.n)]
         supply = list(summary["supply"])
-        kept = summary["game_over"] and summary["stasi_taken_by"] is not None
-        if kept:  # the Stasi chip was still in the black supply when the end was checked
-            points[summary["stasi_taken_by"]] -= STASI_KEPT
-            supply[2] += 1
+        taker = summary["stasi_taken_by"]
+        if taker is not None and not summary["game_over"]:
+            # RULES.md 6, 7: at the end check the taker still held the Stasi chip (-2), and the
+            # black supply was as the hand-out left it; the chip went back afterwards
+            points[taker] += STASI_KEPT
+            supply[2] -= 1
         ends = {
             "points": max(points) >= cfg.target_points,
             "colour_used_up": min(supply) == 0,
@@ -289,7 +286,7 @@ def test_rewards_match_chip_values_received(cfg):
     rng = random.Random(cfg["seed"])
     before = [0] * game.n
     while not game.game_over:
-        env.step(rng.choice(game.legal_actions()))
+        env.step(rng.choice(legal_actions(game)))
         now = [sum(_value(game, c) for c in game.holdings[s]) for s in range(game.n)]
         for s, agent in enumerate(env.possible_agents):
             assert env.rewards[agent] == now[s] - before[s]

@@ -58,6 +58,7 @@ SUMMARY_KEYS = (
     "chief",
     "chief_drawn",
     "assistants",
+    "cards",
     "accusations",
     "non_accusers",
     "stasi_exposed",
@@ -81,6 +82,7 @@ def env_kwargs(rules: Rules) -> dict:
     return {
         "num_players": rules.num_players,
         "window_order": rules.window_order,
+        "reopen_windows": rules.reopen_windows,
         "clue_face": rules.clue_face,
         "non_accuser_white": rules.non_accuser_white,
         "stasi": rules.stasi,
@@ -184,6 +186,7 @@ def expected_observation(ref: Referee, seat: int, kind: str | None, colour: str 
         order[rel(who), position] = 1.0
     exp["accused"] = accused
     exp["accusation_order"] = order
+    exp["accusation_cards"] = [ref.accused_after.get(s, 0) / 34 for s in seats] + [0.0] * (5 - n)
     exp["chip_colours"] = [np.asarray(ref.colour_counts(s)) / 10 for s in seats] + [[0.0] * 3] * (5 - n)
     values = np.zeros(8)
     for v in ref.chip_values(seat):
@@ -440,6 +443,7 @@ def random_rules(rng: random.Random, n: int, variant: str, non_accuser_white: st
         stasi=variant in ("stasi", "both"),
         cafe_adler=variant in ("adler", "both"),
         clue_face="choose" if rng.random() < 0.25 else "random",
+        reopen_windows=rng.random() < 0.3,
         max_rounds=rng.randint(1, 5),
         target_points=rng.choice([10, 10, 10, rng.randint(2, 12)]),
     )
@@ -490,6 +494,7 @@ def test_sweep_covers_the_rules():
         "forced_accusation",
         "cafe_adler",
         "window_accusations",
+        "window_reopened",
         "investigator_windows",
         "auto_accusations",
         "forced_skips",
@@ -504,6 +509,7 @@ def test_sweep_covers_the_rules():
         "stasi_exposed",
         "stasi_chance",
         "stasi_kept",
+        "stasi_ended_black",
         "swaps",
         "adler_chance",
         "adler_taken_hidden",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 from rules_helpers import (
@@ -37,6 +39,8 @@ from rules_helpers import (
     supply,
 )
 
+import ckc_env
+
 
 def _five_player_scoring(env, totals=None):
     """5 players: cats 31 (chief), 30 (assistant), 7 and 8 (innocents, 3 and 1 clue values) are drawn
@@ -60,10 +64,10 @@ def test_s5_chips_gold_white_black_handed_out_in_accusation_order():
     assert over(env)
     info = summary(env)
     assert info["accusations"] == [
-        {"seat": 3, "cat": 8, "colour": "black", "received": True},  # innocent
-        {"seat": 4, "cat": CHIEF_A, "colour": "gold", "received": True},  # chief
-        {"seat": 0, "cat": 30, "colour": "white", "received": True},  # assistant
-        {"seat": 1, "cat": 7, "colour": "black", "received": True},  # innocent with 3 clue values
+        {"seat": 3, "cat": 8, "colour": "black", "received": True, "cards_drawn": 4},  # innocent
+        {"seat": 4, "cat": CHIEF_A, "colour": "gold", "received": True, "cards_drawn": 4},  # chief
+        {"seat": 0, "cat": 30, "colour": "white", "received": True, "cards_drawn": 4},  # assistant
+        {"seat": 1, "cat": 7, "colour": "black", "received": True, "cards_drawn": 4},  # 3 clue values
     ]
     assert info["non_accusers"] == [{"seat": 2, "colour": "black", "received": True}]  # chief drawn
     # Black chips -1, 0, -1 go to seats 3, 1, 2 in that order (accusation order, non-accuser last).
@@ -128,8 +132,8 @@ def test_s5_colour_runs_out_in_accusation_order():
     act(env, 0, accuse(29))
     info = summary(env)
     assert info["accusations"] == [
-        {"seat": 2, "cat": 30, "colour": "white", "received": True},
-        {"seat": 0, "cat": 29, "colour": "white", "received": True},
+        {"seat": 2, "cat": 30, "colour": "white", "received": True, "cards_drawn": 2},
+        {"seat": 0, "cat": 29, "colour": "white", "received": True, "cards_drawn": 2},
     ]
     assert info["non_accusers"] == [{"seat": 1, "colour": "white", "received": False}]
     assert (own_chips(env, 2), own_chips(env, 0), own_chips(env, 1)) == ([2], [1], [])
@@ -216,6 +220,52 @@ def test_s6_game_ends_when_a_colour_is_used_up():
         if ends:
             assert summary(env)["reasons"] == ["colour_used_up"]
             assert supply(env)[0] == 0
+
+
+def _summaries_of_random_game(env, seed: int, choose) -> list[dict]:
+    """Play ``env()`` with random legal actions (``choose(legal)``); return player_0's round summaries."""
+    env.reset(seed=seed)
+    summaries = []
+    for name in env.agent_iter():
+        obs, _, terminated, truncated, info = env.last()
+        if name == "player_0" and "round_summary" in info:
+            summaries.append(info["round_summary"])
+        env.step(None if terminated or truncated else choose(np.flatnonzero(obs["action_mask"]).tolist()))
+    return summaries
+
+
+def test_s6_stasi_chip_does_not_undo_a_used_up_black_supply():
+    """RULES.md 6 [decision] (as reported): 3 players, Stasi, a 2-chip black pool. In round 1 seat 2
+    takes the Stasi chip and seat 0 the last black chip: black is used up, the game ends there."""
+    env = ckc_env.env(num_players=3, stasi=True, chip_pool={"gold": [3, 4, 5], "white": [1, 1, 2], "black": [0, -1]})
+    rng = np.random.default_rng(0)
+    summaries = _summaries_of_random_game(env, 0, lambda legal: int(rng.choice(legal)))
+    assert len(summaries) == 1
+    last = summaries[0]
+    assert last["stasi_taken_by"] == 2 and last["accusations"][1]["seat"] == 0
+    assert last["game_over"] and last["reasons"] == ["colour_used_up"] and last["supply"][2] == 0
+
+
+def test_s6_a_player_due_black_who_gets_none_ends_a_stasi_game():
+    """RULES.md 6 [decision] (as reported): 4 players, Stasi, seed 4. In round 4 seat 0 is due black and
+    gets none: the game ends with that round, for that reason."""
+    env = ckc_env.env(num_players=4, stasi=True)
+    rng = random.Random(4)
+    summaries = _summaries_of_random_game(env, 4, rng.choice)
+    last = summaries[-1]
+    assert last["round"] == 4 and last["game_over"] and "colour_used_up" in last["reasons"]
+    missed = [r for r in last["accusations"] + last["non_accusers"] if not r["received"]]
+    assert [(r["seat"], r["colour"]) for r in missed] == [(0, "black")]
+    assert all(not s["game_over"] for s in summaries[:-1])
+
+
+def test_s6_reasons_list_every_condition_that_holds():
+    """The last round's scoring also uses up gold: both reasons are listed."""
+    setup, script = ROUND_CATCH
+    env = make_env(3, max_rounds=1, chip_pool={"gold": [3], "white": WHITE, "black": BLACK})
+    env.reset(seed=0, options={"first_player": 0, **setup})
+    play_script(env, script)
+    assert over(env) and summary(env)["reasons"] == ["colour_used_up", "last_round"]
 
 
 @pytest.mark.parametrize("max_rounds", [5, 2])

@@ -138,7 +138,7 @@ def test_s4_accusation_one_per_player_and_per_cat_and_rechecked_in_window():
     log = play_out(env)
     assert all(d["seat"] != 0 for d in log)
     accusations = summary(env)["accusations"]
-    assert accusations[0] == {"seat": 0, "cat": 1, "colour": "black", "received": True}
+    assert accusations[0] == {"seat": 0, "cat": 1, "colour": "black", "received": True, "cards_drawn": 1}
     assert len({a["cat"] for a in accusations}) == len(accusations) == 4  # one per cat
     assert len({a["seat"] for a in accusations}) == 4  # one per player
 
@@ -175,7 +175,13 @@ def test_s4_accusation_out_of_turn_any_row_and_final():
     # seat 4 is never asked again this round; its accusation is unchanged
     log = play_out(env)
     assert all(d["seat"] != 4 for d in log)
-    assert summary(env)["accusations"][0] == {"seat": 4, "cat": 8, "colour": "black", "received": True}
+    assert summary(env)["accusations"][0] == {
+        "seat": 4,
+        "cat": 8,
+        "colour": "black",
+        "received": True,
+        "cards_drawn": 4,
+    }
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
@@ -240,8 +246,8 @@ def test_s4_forced_single_target_accused_automatically_no_target_skipped():
     assert over(env)  # seat 3 was not asked: its only target was accused for it
     info = summary(env)
     assert info["accusations"] == [
-        {"seat": 2, "cat": CHIEF_A, "colour": "gold", "received": True},
-        {"seat": 3, "cat": 1, "colour": "black", "received": True},
+        {"seat": 2, "cat": CHIEF_A, "colour": "gold", "received": True, "cards_drawn": 32},
+        {"seat": 3, "cat": 1, "colour": "black", "received": True, "cards_drawn": 32},
     ]
     # seats 4, 0, 1 had no target: they count as not having accused (black: the chief was drawn)
     assert info["non_accusers"] == [{"seat": s, "colour": "black", "received": True} for s in (4, 0, 1)]
@@ -318,3 +324,86 @@ def test_s4_every_drawn_card_is_public():
         card = last_card(env)
         assert all(last_card(env, o) == card for o in range(4))
         env.step(legal(env)[0])
+
+
+# ---------------------------------------------------------------------- reopen_windows [option]
+def _three_targets(reopen: bool, order: str = "clockwise_from_drawer"):
+    """5 players: seats 0, 1, 2 draw cats 1, 2, 4 into their rows (everyone passes the first two
+    windows); the window after seat 2's card is open, its order 2, 3, 4, 0, 1."""
+    env = make_env(5, max_rounds=1, reopen_windows=reopen, window_order=order)
+    _reset(env, 5, build_deck(5, top=[1, 2, 4, 8]))
+    passes(env, 0, 1, 2, 3, 4)
+    passes(env, 1, 2, 3, 4, 0)
+    assert (last_card(env), acting(env), legal(env)) == (4, 2, [0, accuse(1), accuse(2), accuse(4)])
+    return env
+
+
+def test_s4_reopen_windows_off_a_player_who_passed_cannot_answer():
+    """Default: a player who passed gets no decision when a later accusation is made in the window."""
+    env = _three_targets(reopen=False)
+    passes(env, 2, 3)
+    act(env, 4, accuse(1))
+    passes(env, 0, 1)
+    assert (last_card(env), last_drawer(env)) == (8, 3)  # the next card: seats 2 and 3 were not asked again
+
+
+def test_s4_reopen_windows_on_the_players_who_passed_decide_again_in_window_order():
+    """[option] reopen_windows: seat 4's accusation gives seats 2 and 3 (who passed before it) one more
+    decision after the window's order is through, in that order; seats 0 and 1, who passed after it,
+    get none."""
+    env = _three_targets(reopen=True)
+    passes(env, 2, 3)
+    act(env, 4, accuse(1))
+    passes(env, 0, 1)
+    assert last_card(env) == 4 and decision(env) == "window"  # still the same window
+    assert acting(env) == 2 and legal(env) == [0, accuse(2), accuse(4)]
+    passes(env, 2, 3)
+    assert (last_card(env), last_drawer(env)) == (8, 3)  # nobody accused again: the window closed
+
+
+def test_s4_reopen_windows_each_accusation_reopens_for_those_who_passed_before_it():
+    """A re-asked player's accusation reopens the window for the players who passed since the last
+    accusation (seats 0 and 1 here); a window still ends."""
+    env = _three_targets(reopen=True)
+    passes(env, 2, 3)
+    act(env, 4, accuse(1))  # seats 2 and 3 are owed a decision
+    passes(env, 0, 1)
+    act(env, 2, accuse(2))  # re-asked, seat 2 accuses: seats 0 and 1 passed before it
+    passes(env, 3)  # seat 3's second decision
+    assert acting(env) == 0 and legal(env) == [0, accuse(4)]
+    passes(env, 0, 1)
+    assert (last_card(env), last_drawer(env)) == (8, 3)
+    accusations = [(a, c) for a, c in zip(*np.nonzero(absolute(env, 0, "accused")), strict=True)]
+    assert sorted(accusations) == [(2, 2), (4, 1)]
+
+
+def test_s4_reopen_windows_rechecks_eligibility():
+    """Re-asked players must still be able to accuse: with every target taken nobody is asked again."""
+    env = make_env(5, max_rounds=1, reopen_windows=True)
+    _reset(env, 5, build_deck(5, top=[1, 2, 8]))
+    passes(env, 0, 1, 2, 3, 4)
+    assert (last_card(env), acting(env)) == (2, 1)
+    passes(env, 1, 2)
+    act(env, 3, accuse(1))
+    act(env, 4, accuse(2))  # the last target: seats 1 and 2 are owed a decision but have none left
+    assert last_card(env) != 2  # the window closed: later cards were drawn
+
+
+def test_s4_reopen_windows_random_order_asks_again_in_the_windows_order():
+    """With a random window order the player who passed before the accusation is asked again once
+    the window's order is through."""
+    for seed in range(6):
+        env = make_env(5, max_rounds=1, reopen_windows=True, window_order="random")
+        _reset(env, 5, build_deck(5, top=[1, 2, 4, 8]), seed=seed)
+        while last_card(env) != 4:  # everyone passes the first two windows
+            env.step(0)
+        first = acting(env)
+        env.step(0)
+        act(env, acting(env), accuse(1))
+        asked = [first]
+        for _ in range(3):  # the rest of the window's order passes
+            asked.append(acting(env))
+            env.step(0)
+        assert last_card(env) == 4 and acting(env) == first  # asked again, in the same window
+        env.step(0)
+        assert last_card(env) != 4

@@ -6,12 +6,14 @@ import numpy as np
 import pytest
 from rules_helpers import (
     ALL_B,
+    CHIEF_A,
     GOLD,
     ROUND_ASSISTANTS,
     ROUND_CATCH,
     ROUND_INNOCENTS,
     WHITE,
     absolute,
+    accuse,
     act,
     acting,
     agent,
@@ -113,16 +115,92 @@ def test_s7_stasi_kept_in_last_round_minus_2(end):
     assert info["totals"][holder] == -2 and totals[holder] == -2
 
 
-def test_s7_stasi_chip_back_in_black_supply_before_game_end_check():
-    """The only black chip is the Stasi chip: it goes back after the hand-out, so black is not used up."""
+def test_s7_stasi_chip_ends_the_game_when_it_empties_the_black_supply():
+    """RULES.md 6 [decision], 7: the only black chip is the Stasi chip. Seat 0 takes it: black is used
+    up at the end of the hand-out, and its return would not undo that, so the game ends there and
+    seat 0 keeps the Stasi chip (-2)."""
     env = make_env(3, stasi=True, max_rounds=2, chip_pool={"gold": GOLD, "white": WHITE, "black": [-1]})
-    setup = round3([1, 30])
-    env.reset(seed=0, options={"first_player": 0, "rounds": [setup]})
+    env.reset(seed=0, options={"first_player": 0, "rounds": [round3([1, 30])]})
     assert supply(env) == [5, 12, 1]
-    play_script(env, [(0, 1 + 1), (1, 1 + 30)])  # seat 0: innocent, black (the Stasi chip); seat 1: white
-    assert summary(env)["stasi_taken_by"] == 0
-    assert not over(env) and not summary(env)["game_over"]
-    assert supply(env) == [5, 10, 1]
+    totals = {}
+    play_script(env, [(0, 1 + 1), (1, 1 + 30)], totals)  # seat 0: innocent, black (the Stasi chip); seat 1: white
+    info = summary(env)
+    assert over(env) and info["game_over"]
+    assert info["reasons"] == ["colour_used_up"] and info["stasi_taken_by"] == 0
+    assert info["supply"] == [5, 10, 0]
+    assert own_chips(env, 0) == [-2] and totals[0] == -2 and info["totals"][0] == -2
+
+
+def test_s7_a_player_due_black_gets_nothing_after_the_stasi_chip():
+    """RULES.md 6 [decision], 7: seat 0 takes the Stasi chip, the last black chip; seat 1 is due black
+    and gets none: the game ends, and seat 0 keeps the Stasi chip."""
+    env = make_env(3, stasi=True, max_rounds=3, chip_pool={"gold": GOLD, "white": WHITE, "black": [-1]})
+    setup, script = ROUND_INNOCENTS  # seats 0 and 1 accuse innocents (black), seat 2 takes white
+    env.reset(seed=0, options={"first_player": 0, "rounds": [setup]})
+    play_script(env, script)
+    info = summary(env)
+    assert over(env) and info["reasons"] == ["colour_used_up"]
+    assert [(a["seat"], a["colour"], a["received"]) for a in info["accusations"]] == [
+        (0, "black", True),
+        (1, "black", False),
+    ]
+    assert info["stasi_taken_by"] == 0 and own_chips(env, 0) == [-2]
+
+
+def test_s7_stasi_chip_goes_back_only_if_the_game_goes_on():
+    """RULES.md 7 [decision]: the taker holds the Stasi chip (face-up, -2) until the end check; the game
+    goes on, so it goes back into the black supply and its taker's points are as before."""
+    env = make_env(3, stasi=True, cafe_adler=True, max_rounds=2)
+    setup, script = ROUND_INNOCENTS  # seat 0: black (the Stasi chip), seat 1: black (Cafe Adler), seat 2: white
+    chips = {"black": ["stasi", "adler", 0, 0, 0, 0, -1, -1], "white": [1] * 4 + ["adler", "adler"] + [2] * 6}
+    env.reset(seed=0, options={"first_player": 0, **setup, "chip_order": chips})
+    totals = {}
+    play_script(env, script, totals)
+    # Seat 1's hidden black Adler chip could be swapped only for the Stasi chip, which lies face-up
+    # while held: no swap is possible, so seat 1 is never asked, and round 2 starts.
+    assert round_number(env) == 2 and not over(env)
+    assert decision(env) == "window"
+    info = summary(env)
+    assert info["stasi_taken_by"] == 0 and not info["game_over"]
+    assert info["supply"][2] == 8 - 2 + 1  # the Stasi chip is back
+    assert own_chips(env, 0) == [] and totals[0] == 0  # -2 when taken, +2 back
+    assert own_chips(env, 1) == [-1]
+
+
+def test_s7_held_stasi_chip_counts_minus_2_at_the_end_check():
+    """RULES.md 7 [decision]: seat 0 takes the Stasi chip in round 3 and, in the same scoring phase, swaps
+    its hidden gold Cafe Adler chip (3) for seat 1's gold 5. Its chips then show 2 + 5, but the held
+    Stasi chip counts -2 at the end check: 5 points, short of target_points=7, so the game goes on."""
+    env = make_env(3, stasi=True, cafe_adler=True, target_points=7)
+    round1 = (round3([29, CHIEF_A]), [(0, accuse(29)), (1, accuse(CHIEF_A))])
+    round2 = (
+        round3([2, 4, CHIEF_A]),
+        [(1, 0), (2, 0), (0, 0), (2, 0), (0, 0), (1, 0), (0, accuse(CHIEF_A)), (1, accuse(2))],
+    )
+    round3_ = (round3([1, 2]), [(0, accuse(1)), (1, accuse(2))])
+    chips = {
+        "gold": [5, "adler", 3, 4, 4],
+        "white": [2, 1, 1, 1, 1, "adler", "adler", 2, 2, 2, 2, 2],
+        "black": [0, 0, 0, "stasi", 0, -1, -1, "adler"],
+    }
+    rounds = [round1[0], round2[0], round3_[0]]
+    env.reset(seed=0, options={"first_player": 0, "rounds": rounds, "chip_order": chips})
+    totals = {}
+    play_script(env, round1[1], totals)  # seat 0: white 2; seat 1: gold 5; seat 2: black 0
+    assert round_number(env) == 2
+    play_script(env, round2[1], totals)  # seat 0: the gold Cafe Adler chip (3); seats 1, 2: black 0
+    act(env, 0, KEEP, kind="cafe_adler", totals=totals)
+    assert round_number(env) == 3
+    play_script(env, round3_[1], totals)  # seat 0: the Stasi chip; seat 1: black 0; seat 2: white
+    assert acting(env) == 0 and decision(env) == "cafe_adler"
+    seen = np.rint(piece(env, 0, "own_chip_values") * 10).astype(int)  # counts of values -2..5
+    assert {v - 2: int(k) for v, k in enumerate(seen) if k} == {-2: 1, 2: 1, 3: 1}  # the held Stasi chip: -2
+    assert round(float(piece(env, 0, "own_points")[0]) * 10) == 3 and totals[0] == 3
+    act(env, 0, swap(1), totals=totals)  # the gold 5 of seat 1
+    info = summary(env)
+    assert info["round"] == 3 and info["stasi_taken_by"] == 0 and not info["game_over"]
+    assert round_number(env) == 4 and not over(env)
+    assert own_chips(env, 0) == [2, 5] and totals[0] == 7  # the Stasi chip went back after the check
 
 
 def test_s7_stasi_exposed_clue_with_chosen_face():

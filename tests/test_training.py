@@ -136,5 +136,5 @@ def test_behaviour_cloning_learns_the_teachers_accusations(tmp_path):
     before = accuracy(model.policy, tensors, everything)["teacher_not_passing"]
     log = pretrain(model, data, epochs=8, batch_size=256, seed=0)
     after = log["epochs"][-1]["held_out_accuracy"]["teacher_not_passing"]
-    assert before < 0.5 < after, (before, after)
+    assert after > max(before, 0.9), (before, after)  # an untrained network hits some by chance
     assert log["epochs"][-1]["value_loss"] < log["epochs"][0]["value_loss"]

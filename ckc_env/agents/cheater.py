@@ -17,8 +17,8 @@ class CheaterAgent(Accuser):
     reads_hidden_state = True
 
     def accuse(self, view: PlayerView, forced: bool) -> int:
-        game = view._game  # cheating: the hidden clues
-        chief = chief_of(game.clues + game.bag)
+        state = view._state  # cheating: the hidden clues
+        chief = chief_of(state.clues + state.bag)
         targets = cats_in(view.targets)
         best = max(targets, key=lambda c: (matches(c, chief), -c))
         if forced or best == chief:

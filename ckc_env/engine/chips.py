@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -24,16 +25,17 @@ ADLER_VALUES = {GOLD: 3, WHITE: 1, BLACK: -1}
 
 @dataclass(frozen=True)
 class ChipPool:
-    """The chips of one game: colour, printed value and kind of each chip id."""
+    """The chips of one game: colour, printed value and kind of each chip id, and what each counts
+    in a total (``points``: its value, -2 for the Stasi chip while held, RULES.md 7)."""
 
     colour: tuple[int, ...]
     value: tuple[int, ...]
     kind: tuple[int, ...]
+    points: tuple[int, ...] = ()
 
-    @property
-    def points(self) -> tuple[int, ...]:
-        """What each chip counts in a total: its value, and -2 for the Stasi chip (held only when kept)."""
-        return tuple(STASI_KEPT_VALUE if k == STASI else v for v, k in zip(self.value, self.kind, strict=True))
+    def __post_init__(self) -> None:
+        points = tuple(STASI_KEPT_VALUE if k == STASI else v for v, k in zip(self.value, self.kind, strict=True))
+        object.__setattr__(self, "points", points)
 
     def __len__(self) -> int:
         return len(self.colour)
@@ -42,8 +44,10 @@ class ChipPool:
         return [i for i, c in enumerate(self.colour) if c == colour]
 
 
+@lru_cache(maxsize=64)
 def build_pool(config: GameConfig) -> ChipPool:
-    """The base pool with the variants' chips swapped in (RULES.md 7 and 8)."""
+    """The base pool with the variants' chips swapped in (RULES.md 7 and 8); built once per
+    configuration (a pool is immutable)."""
     chips: list[tuple[int, int, int]] = []
     for colour_index, name in enumerate(COLOURS):
         chips.extend((colour_index, v, NORMAL) for v in config.chip_pool[name])
