@@ -39,6 +39,7 @@ from ckc_env.beliefs import beliefs
 from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.game import legal_actions
 from ckc_env.engine.view import PlayerView
+from ckc_env.seeding import derive_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from test_beliefs import brute_force, info_set  # the tests' independent reference
@@ -51,7 +52,7 @@ def collect(n: int, count: int, seed: int) -> list[PlayerView]:
     views: list[PlayerView] = []
     episode = 0
     while len(views) < count:
-        env.reset(seed=seed * 100_000 + episode)
+        env.reset(seed=derive_seed(seed, "game", episode))
         game = env.unwrapped.game
         pass_prob = (0.9, 0.97, 0.995)[episode % 3]
         episode += 1
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
 
     players = (3, 4, 5)
-    views = {n: collect(n, args.positions, args.seed + n) for n in players}
+    views = {n: collect(n, args.positions, derive_seed(args.seed, "positions", n)) for n in players}
     runs: dict[int, dict[str, list[float]]] = {n: {} for n in players}
     info: dict[int, dict[str, Any]] = {}
     for n in players:  # distinct information sets and the spread of their sizes

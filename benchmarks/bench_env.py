@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from ckc_env.seeding import derive_seed
+
 
 def drive(make_env: Callable[[], Any], games: int, seed: int) -> tuple[int, float]:
     """Play ``games`` full games with uniformly random legal actions; returns (steps, seconds)."""
@@ -31,7 +33,7 @@ def drive(make_env: Callable[[], Any], games: int, seed: int) -> tuple[int, floa
     steps = 0
     start = time.perf_counter()
     for game in range(games):
-        aec.reset(seed=seed + game)
+        aec.reset(seed=derive_seed(seed, "game", game))
         for _agent in aec.agent_iter():
             obs, _, terminated, truncated, _ = aec.last()
             if terminated or truncated:
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rates: dict[str, list[tuple[float, float, float]]] = {name: [] for name in envs}
     for repeat in range(args.repeats):
         for name, make_env in envs.items():
-            steps, seconds = drive(make_env, games=games[name], seed=args.seed + 1000 * (repeat + 1))
+            steps, seconds = drive(make_env, games=games[name], seed=derive_seed(args.seed, "repeat", repeat))
             rates[name].append((steps / seconds, games[name] / seconds, steps / games[name]))
     results: dict[str, dict[str, float]] = {}
     for name in envs:

@@ -56,9 +56,8 @@ class Trivial(gym.Env):
 
 
 def rate(config, make_env, steps: int) -> float:
+    from ckc_env.training.train import build_model
     from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from training.train import build_model
 
     model = build_model(config, DummyVecEnv([make_env]))
     model.learn(config.ppo.get("n_steps", 2048))  # warm-up: the first rollout and update, imports, caches
@@ -69,10 +68,10 @@ def rate(config, make_env, steps: int) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     import torch
+    from ckc_env.training.config import TrainConfig, load_config
+    from ckc_env.training.train import make_env_fn
 
     from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS
-    from training.config import TrainConfig, load_config
-    from training.train import make_env_fn
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=str(ROOT / "configs/train/full.yaml"), help="a training config")

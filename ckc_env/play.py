@@ -1,7 +1,7 @@
 """Play seeded games between uniformly random legal agents and show them.
 
 python -m ckc_env.play --players 5 --seed 0             # one game, round summaries
-python -m ckc_env.play --players 4 --rules configs/rules/stasi.yaml --render
+python -m ckc_env.play --players 4 --rules stasi --render
 python -m ckc_env.play --games 200 --seed 1              # many games, totals only
 """
 
@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from . import configs
 from .checkpoint_charlie import raw_env
 from .config import GameConfig
 from .engine.cards import cat_name, clue_name
+from .seeding import derive_seed
 
 
 def play_game(aec: raw_env, seed: int, rng: np.random.Generator, render: bool = False) -> list[dict]:
@@ -69,7 +71,7 @@ def describe_round(summary: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=5, choices=(3, 4, 5))
-    parser.add_argument("--rules", default=None, help="a rules preset YAML (configs/rules/*.yaml)")
+    parser.add_argument("--rules", default=None, help="a rules preset (base, stasi, adler, both) or a YAML file")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--games", type=int, default=1)
     parser.add_argument("--render", action="store_true", help="print the table before every decision")
@@ -77,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.games <= 0:
         parser.error(f"--games must be a positive number of games, got {args.games}")
     config = (
-        GameConfig.from_yaml(args.rules, num_players=args.players)
+        GameConfig.from_yaml(configs.preset("rules", args.rules), num_players=args.players)
         if args.rules
         else GameConfig(num_players=args.players)
     )
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     totals = np.zeros(args.players)
     rounds = 0
     for game_index in range(args.games):
-        summaries = play_game(aec, seed=args.seed + game_index, rng=rng, render=args.render)
+        summaries = play_game(aec, seed=derive_seed(args.seed, "game", game_index), rng=rng, render=args.render)
         final = summaries[-1]
         rounds += len(summaries)
         for seat in final["winners"]:

@@ -29,12 +29,13 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import engine
+from . import engine, specs
 from .agents.base import Agent
 from .checkpoint_charlie import raw_env
 from .engine.actions import N_ACTIONS
 from .engine.view import PlayerView
-from .tournament import PlayerSpec, build_agent, validate_spec
+from .seeding import derive_seed
+from .specs import PlayerSpec
 
 OpponentSpec = PlayerSpec | Agent
 
@@ -58,18 +59,10 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         aec_reward = "points" if reward == "margin" else reward  # margin is computed here from the points
         self.aec = raw_env(render_mode=render_mode, reward=aec_reward, belief_features=belief_features, **rules)
         n = self.aec.config.num_players
-        if isinstance(opponents, (str, dict, Agent)):
-            opponents = [opponents] * (n - 1)
-        opponents = list(opponents)
-        if len(opponents) == 1:
-            opponents = opponents * (n - 1)
-        if len(opponents) != n - 1:
-            raise ValueError(
-                f"{n} players need {n - 1} opponents (one spec or a list of {n - 1}), got {len(opponents)}"
-            )
+        opponents = specs.for_seats(opponents, n - 1)
         for spec in opponents:
             if not isinstance(spec, Agent):
-                validate_spec(spec)
+                specs.validate(spec)
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n
         ):
@@ -92,8 +85,8 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         n = self.aec.config.num_players
         seat_option = self.learner_seat_option
         self.seat = int(self.np_random.integers(n)) if seat_option == "random" else int(seat_option)
-        game_seed = int(self.np_random.integers(2**63))
-        self.aec.reset(seed=game_seed, options=options)
+        episode = int(self.np_random.integers(2**63))  # the episode's root seed: its deal and players
+        self.aec.reset(seed=derive_seed(episode, "deal"), options=options)
         self._opponents = [None] * n
         self._views = [PlayerView(self.aec.game, seat) for seat in range(n)]
         self._summaries_seen = 0
@@ -101,12 +94,12 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         others = [(self.seat + k) % n for k in range(1, n)]
         for k, seat in enumerate(others):
             spec = self.opponent_specs[k]
-            agent = spec if isinstance(spec, Agent) else build_agent(spec, seed=int(self.np_random.integers(2**63)))
+            agent = spec if isinstance(spec, Agent) else specs.build(spec, seed=derive_seed(episode, "agent", seat))
             agent.reset(seat, self.aec.config)
             self._opponents[seat] = agent
         self._pending = self._play_others()
         if self.aec.game.game_over:  # the learner never had a decision: deal again
-            return self.reset(seed=int(self.np_random.integers(2**63)), options=options)
+            return self.reset(options=options)
         self._done = False
         return self._observation(), self._info()
 

@@ -4,15 +4,14 @@
     result = run_tournament(["bayes_v1", "random", "random", "random", "random"], games=2000, seed=0)
     print(result.table())
 
-A *player spec* is a registered agent name (``"bayes_v1"``), a name with parameters
-(``{"name": "bayes_v1", "sure": 0.7}``), or a path to a trained checkpoint (a ``.zip`` file or a run
-folder holding ``best_model.zip``). Specs, not agent objects, cross process boundaries: every
-worker builds its own agents, seeded from the tournament seed, the game and the seat.
+Players are named by specs (:mod:`ckc_env.specs`: a registered agent name, a name with
+parameters, or a checkpoint path); every worker builds its own players from them.
 
 Seats rotate: game g seats lineup player i at seat (i + g) mod n, so with a number of games that
 is a multiple of n every player sits everywhere equally often (the game count is rounded up to
-one). Game g is dealt with seed ``seed + g`` whatever the number of workers, so results do not
-depend on how the games were split.
+one). Game g is dealt with seed ``derive_seed(seed, "game", g)`` and the player at seat s gets
+``derive_seed(seed, "agent", g, s)`` (:mod:`ckc_env.seeding`), whatever the number of workers, so
+results do not depend on how the games were split.
 """
 
 from __future__ import annotations
@@ -32,59 +31,17 @@ from typing import Any
 
 import numpy as np
 
-from .agents import REGISTRY, Agent, make_agent
+from . import specs
+from .agents import Agent
 from .checkpoint_charlie import raw_env
 from .config import COLOURS, GameConfig
 from .engine.view import PlayerView
+from .seeding import derive_seed
+from .specs import PlayerSpec
 
-PlayerSpec = str | dict[str, Any]
 METRICS = ("win", "points", "gold", "white", "black", "chief_rate")
 """Per game: win share (1/k for a k-way shared win), final points, chips of each colour, and the
 share of the game's rounds in which the player caught the chief."""
-
-
-def spec_label(spec: PlayerSpec) -> str:
-    if isinstance(spec, dict):
-        params = ",".join(f"{k}={v}" for k, v in spec.items() if k != "name")
-        return f"{spec['name']}({params})" if params else str(spec["name"])
-    return str(spec)
-
-
-def _name(spec: PlayerSpec) -> str:
-    return spec.get("name") if isinstance(spec, dict) else spec
-
-
-def validate_spec(spec: PlayerSpec) -> None:
-    """Fail early, in the calling process, with the accepted values (builds the agent once)."""
-    name = spec.get("name") if isinstance(spec, dict) else spec
-    if not isinstance(name, str):
-        raise ValueError(f"a player spec is an agent name, a mapping with 'name', or a checkpoint path; got {spec!r}")
-    if name in REGISTRY:
-        params = {k: v for k, v in spec.items() if k != "name"} if isinstance(spec, dict) else {}
-        try:
-            make_agent(name, seed=0, **params)
-        except TypeError as exc:
-            raise ValueError(f"agent {name!r} takes no parameters {sorted(params)}: {exc}") from exc
-        return
-    if name.endswith(".zip") or os.path.isdir(name) or os.path.isfile(name):
-        from .policy import check_checkpoint
-
-        check_checkpoint(name)
-        return
-    raise ValueError(f"unknown player {name!r}: registered agents are {sorted(REGISTRY)}, or give a checkpoint path")
-
-
-def build_agent(spec: PlayerSpec, seed: int) -> Agent:
-    if isinstance(spec, dict):
-        params = {k: v for k, v in spec.items() if k != "name"}
-        name = spec["name"]
-    else:
-        params, name = {}, spec
-    if name in REGISTRY:
-        return make_agent(name, seed=seed, **params)
-    from .policy import PolicyAgent
-
-    return PolicyAgent(name, seed=seed, **params)
 
 
 def play_game(env: raw_env, agents: Sequence[Agent], seed: int) -> dict[str, Any]:
@@ -124,13 +81,9 @@ def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
     out = []
     for g in game_ids:
         seating = [(i - g) % n for i in range(n)]  # seating[s] = lineup index at seat s
-        agents = [build_agent(lineup[i], seed=_agent_seed(seed, g, s)) for s, i in enumerate(seating)]
-        out.append((g, {**play_game(env, agents, seed + g), "seating": seating}))
+        agents = [specs.build(lineup[i], seed=derive_seed(seed, "agent", g, s)) for s, i in enumerate(seating)]
+        out.append((g, {**play_game(env, agents, derive_seed(seed, "game", g)), "seating": seating}))
     return out
-
-
-def _agent_seed(seed: int, game: int, seat: int) -> int:
-    return int(np.random.SeedSequence([seed, game, seat]).generate_state(1)[0])
 
 
 @dataclass
@@ -168,7 +121,7 @@ class TournamentResult:
 
     @property
     def labels(self) -> list[str]:
-        return [spec_label(s) for s in self.lineup]
+        return [specs.label(s) for s in self.lineup]
 
     def stats(self) -> list[dict[str, Stat]]:
         return [{m: Stat.of(self.per_game[m][i]) for m in METRICS} for i in range(len(self.lineup))]
@@ -224,13 +177,13 @@ def run_tournament(
     GameConfig.from_dict(config)  # fail early with the accepted values (3..5 players etc.)
     games = _positive_games(games)
     for spec in lineup:
-        validate_spec(spec)
+        specs.validate(spec)
     games = -(-games // n) * n
     workers = max(1, min(workers or os.cpu_count() or 1, games))
     chunk = max(1, min(50, games // (workers * 4) or 1))
     jobs = [(lineup, config, seed, range(start, min(start + chunk, games))) for start in range(0, games, chunk)]
     results: list[tuple[int, dict[str, Any]]] = []
-    bar = _progress(games, progress, f"{n}p " + " ".join(spec_label(s) for s in lineup))
+    bar = _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup))
     if workers == 1:
         for job in jobs:
             part = _play_chunk(job)
@@ -238,7 +191,7 @@ def run_tournament(
             bar(len(part))
     else:
         # Checkpoints load torch, whose thread pools do not survive a fork: spawn fresh workers then.
-        spawn = any(_name(spec) not in REGISTRY for spec in lineup)
+        spawn = any(specs.parse(spec).kind == "checkpoint" for spec in lineup)
         context = multiprocessing.get_context("spawn") if spawn else None
         with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_one_thread) as pool:
             for part in pool.map(_play_chunk, jobs):
@@ -307,7 +260,7 @@ class RoundRobinResult:
     def pooled(self) -> list[dict[str, Stat]]:
         """Each player's games over every table it sat at, pooled."""
         pooled: list[dict[str, list[float]]] = [{m: [] for m in METRICS} for _ in self.players]
-        labels = [spec_label(p) for p in self.players]
+        labels = [specs.label(p) for p in self.players]
         for result in self.results:
             for i, label in enumerate(result.labels):
                 k = labels.index(label)
@@ -326,7 +279,7 @@ class RoundRobinResult:
             "|---|---|---|---|---|---|---|---|",
         ]
         for rank, k in enumerate(order, 1):
-            label = spec_label(self.players[k])
+            label = specs.label(self.players[k])
             rows.append(f"| {rank} | {label} | " + " | ".join(str(stats[k][m]) for m in METRICS) + " |")
         return "\n".join(rows)
 
@@ -334,7 +287,7 @@ class RoundRobinResult:
         stats = self.pooled()
         return {
             "num_players": self.num_players,
-            "players": [spec_label(p) for p in self.players],
+            "players": [specs.label(p) for p in self.players],
             "pooled": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in stats],
             "tables": [r.to_json() for r in self.results],
         }
@@ -355,18 +308,20 @@ def round_robin(
     equal share of the games (rounded up), so every player meets every other equally often.
     """
     players = list(players)
-    labels = [spec_label(p) for p in players]
+    labels = [specs.label(p) for p in players]
     if len(set(labels)) != len(labels):
         raise ValueError(f"round-robin players must be distinct, got {labels}")
     if len(players) < num_players:
         raise ValueError(f"a {num_players}-player round robin needs at least {num_players} players, got {len(players)}")
     games = _positive_games(games)
     for spec in players:  # before any table is played
-        validate_spec(spec)
+        specs.validate(spec)
     tables = list(combinations(players, num_players))
     per_table = -(-games // len(tables))
     results = [
-        run_tournament(table, per_table, seed=seed + 1_000_003 * t, config=config, workers=workers, progress=progress)
+        run_tournament(
+            table, per_table, seed=derive_seed(seed, "table", t), config=config, workers=workers, progress=progress
+        )
         for t, table in enumerate(tables)
     ]
     return RoundRobinResult(players, num_players, results)

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import math
 import statistics
@@ -20,24 +19,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from ckc_env.training import evaluate
 
-from ckc_env import tournament
+from ckc_env import specs, tournament
 from ckc_env.agents import REGISTRY
 from ckc_env.config import COLOURS
+from ckc_env.seeding import derive_seed
 from ckc_env.tournament import METRICS, Stat, round_robin, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = ["random", "passive", "eager"]  # cheap agents for small tournaments
 
 
-def load_evaluate():
-    spec = importlib.util.spec_from_file_location("evaluate", ROOT / "training" / "evaluate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-evaluate = load_evaluate()
 QUICK = ["--workers", "1", "--no-progress"]
 
 
@@ -72,8 +65,8 @@ def test_seats_rotate_and_results_follow_the_players(seat_reporting_games, lineu
     for i in range(n):
         assert seats[i] == [float((i + g) % n) for g in range(3 * n)]
         assert sorted(seats[i]) == sorted(float(s) for s in range(n) for _ in range(3))  # every seat 3 times
-    calls = sorted(seat_reporting_games)
-    assert [seed for seed, _ in calls] == [7 + g for g in range(3 * n)]  # game g is dealt with seed + g
+    calls = seat_reporting_games  # one worker: in game order
+    assert [seed for seed, _ in calls] == [derive_seed(7, "game", g) for g in range(3 * n)]
     for g, (_, names) in enumerate(calls):
         assert names == [lineup[(s - g) % n] for s in range(n)]
 
@@ -249,11 +242,11 @@ def test_round_robin_refuses_a_bad_player_before_playing(seat_reporting_games):
 
 # ---------------------------------------------------------------------- command line
 def test_parse_player():
-    assert evaluate.parse_player("bayes_v1") == "bayes_v1"
-    assert evaluate.parse_player("bayes_v1:sure=0.7,bar_late=1") == {"name": "bayes_v1", "sure": 0.7, "bar_late": 1}
-    assert evaluate.parse_player("x:a=true,b=text") == {"name": "x", "a": True, "b": "text"}
+    assert specs.from_text("bayes_v1") == "bayes_v1"
+    assert specs.from_text("bayes_v1:sure=0.7,bar_late=1") == {"name": "bayes_v1", "sure": 0.7, "bar_late": 1}
+    assert specs.from_text("x:a=true,b=text") == {"name": "x", "a": True, "b": "text"}
     with pytest.raises(ValueError, match="KEY=VALUE"):
-        evaluate.parse_player("bayes_v1:sure")
+        specs.from_text("bayes_v1:sure")
 
 
 def test_cli_lineup(tmp_path, capsys, monkeypatch):
@@ -311,7 +304,7 @@ BAD_ARGS = [
     (["--lineup", *FAST, "--games", "many"], "invalid int value"),
     (["--lineup", *FAST, "--workers", "0"], "--workers must be a positive integer"),
     (["--lineup", *FAST, "--num-players", "4"], "num_players=4 but the lineup has 3 players"),
-    (["--lineup", *FAST, "--rules", "nowhere.yaml"], "configs/rules/stasi.yaml"),
+    (["--lineup", *FAST, "--rules", "nowhere.yaml"], "presets are ['adler', 'base', 'both', 'stasi']"),
     (["--lineup", "random:sure=1", "random", "random"], "agent 'random' takes no parameters"),
     (["--lineup", "bayes_v1:bogus=1", "random", "random"], "accepted are ['sure', 'bar_early', 'bar_late', 'mar"),
     (["--lineup", "bayes_v1:sure", "random", "random"], "KEY=VALUE"),

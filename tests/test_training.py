@@ -11,9 +11,10 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ckc_env.training import evaluate, train  # noqa: E402
+from ckc_env.training.config import load_config, parse_config  # noqa: E402
+
 from ckc_env import GameConfig  # noqa: E402
-from training import evaluate, train  # noqa: E402
-from training.config import load_config, parse_config  # noqa: E402
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("*.yaml")), ids=lambda p: str(p.relative_to(ROOT)))
@@ -118,10 +119,10 @@ def test_behaviour_cloning_learns_the_teachers_accusations(tmp_path):
     the accusations (a policy that always passes would score about 0 on those)."""
     import numpy as np
     import torch
+    from ckc_env.training.imitation import accuracy, collect, pretrain
     from sb3_contrib import MaskablePPO
 
     from ckc_env.single_agent import CheckpointCharlieSingleAgent
-    from training.imitation import accuracy, collect, pretrain
 
     env = CheckpointCharlieSingleAgent(opponents="bayes_v1", num_players=5, belief_features=True)
     data = collect(env, "eager", decisions=3000, gamma=0.99, seed=1)

@@ -27,10 +27,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ckc_env.agents import REGISTRY
+from ckc_env import specs
 from ckc_env.config import GameConfig, load_yaml_mapping
 
-SELF = "self"
 PPO_EXCLUDED = (
     "self",
     "policy",
@@ -69,14 +68,24 @@ def _reject_unknown(section: str, data: dict[str, Any], accepted: tuple[str, ...
         raise ValueError(f"unknown key(s) {[where + k for k in unknown]}: accepted keys are {list(accepted)}")
 
 
-def _opponent(key: str, spec: Any) -> Any:
-    name = spec.get("name") if isinstance(spec, dict) else spec
-    if not isinstance(name, str):
-        _fail(key, spec, "an agent name, a mapping with 'name', a checkpoint path, or 'self'")
-    if name == SELF or name in REGISTRY or name.endswith(".zip") or Path(name).is_dir():
-        return spec
-    _fail(key, spec, f"'self', a checkpoint path, or one of {sorted(REGISTRY)}")
-    return None
+def _opponent(key: str, spec: Any, allow_self: bool = True) -> Any:
+    try:
+        specs.parse(spec, allow_self=allow_self)
+    except ValueError as exc:
+        raise ValueError(f"invalid {key}={spec!r}: {exc}") from None
+    return spec
+
+
+def _seat_specs(key: str, value: Any, n: int) -> list[Any]:
+    """Opponents for the other seats: one spec for all, or a list of n-1 (kept as given)."""
+    given = [value] if isinstance(value, (str, dict)) else value
+    if not isinstance(given, list):
+        _fail(key, value, f"one spec or a list of {n - 1} for {n} players")
+    try:
+        specs.for_seats(given, n - 1)
+    except ValueError as exc:
+        raise ValueError(f"invalid {key}={value!r}: {exc}") from None
+    return [_opponent(f"{key}[{i}]", spec) for i, spec in enumerate(given)]
 
 
 @dataclass(frozen=True)
@@ -128,7 +137,7 @@ class TrainConfig:
 
     @property
     def uses_self_play(self) -> bool:
-        return any((o.get("name") if isinstance(o, dict) else o) == SELF for o in self.opponents)
+        return any(specs.parse(o, allow_self=True).kind == "self" for o in self.opponents)
 
     def to_dict(self) -> dict[str, Any]:
         out = {}
@@ -169,12 +178,7 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             _fail("learner_seat", seat, f"'random' or 0 to {n - 1}")
         kwargs["learner_seat"] = seat
     if "opponents" in data:
-        opponents = data["opponents"]
-        if isinstance(opponents, (str, dict)):
-            opponents = [opponents]
-        if not isinstance(opponents, list) or len(opponents) not in (1, n - 1):
-            _fail("opponents", data["opponents"], f"one spec or a list of {n - 1} for {n} players")
-        kwargs["opponents"] = [_opponent(f"opponents[{i}]", o) for i, o in enumerate(opponents)]
+        kwargs["opponents"] = _seat_specs("opponents", data["opponents"], n)
     if "self_play" in data:
         section = data["self_play"]
         _reject_unknown("self_play", section, tuple(f.name for f in fields(SelfPlay)))
@@ -184,10 +188,7 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         _reject_unknown("pretrain", section, tuple(f.name for f in fields(Pretrain)))
         pretrain_kwargs: dict[str, Any] = {}
         if section.get("teacher") is not None:
-            teacher = _opponent("pretrain.teacher", section["teacher"])
-            if teacher == SELF:
-                _fail("pretrain.teacher", teacher, f"a checkpoint path or one of {sorted(REGISTRY)}")
-            pretrain_kwargs["teacher"] = teacher
+            pretrain_kwargs["teacher"] = _opponent("pretrain.teacher", section["teacher"], allow_self=False)
         for key in ("decisions", "epochs", "batch_size"):
             if key in section:
                 pretrain_kwargs[key] = _int(f"pretrain.{key}", section[key])
@@ -221,13 +222,9 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             tables = section["opponents"]
             if not isinstance(tables, dict) or not tables:
                 _fail("eval.opponents", tables, "a mapping name -> opponents")
-            checked = {}
-            for name, specs in tables.items():
-                specs = [specs] if isinstance(specs, (str, dict)) else specs
-                if not isinstance(specs, list) or len(specs) not in (1, n - 1):
-                    _fail(f"eval.opponents.{name}", specs, f"one spec or a list of {n - 1}")
-                checked[name] = [_opponent(f"eval.opponents.{name}", s) for s in specs]
-            eval_kwargs["opponents"] = checked
+            eval_kwargs["opponents"] = {
+                name: _seat_specs(f"eval.opponents.{name}", table, n) for name, table in tables.items()
+            }
         kwargs["eval"] = Evaluation(**eval_kwargs)
     return TrainConfig(**kwargs)
 

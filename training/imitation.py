@@ -30,9 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from ckc_env import specs
 from ckc_env.engine.actions import PASS
 from ckc_env.engine.view import PlayerView
-from ckc_env.tournament import PlayerSpec, build_agent
+from ckc_env.seeding import derive_seed
+from ckc_env.specs import PlayerSpec
 
 
 @dataclass
@@ -49,11 +51,12 @@ class Demonstrations:
 def collect(env, teacher: PlayerSpec, decisions: int, gamma: float, seed: int) -> Demonstrations:
     """Let ``teacher`` play the learner's seat of a :class:`~ckc_env.single_agent.CheckpointCharlieSingleAgent`
     for at least ``decisions`` decisions (whole games)."""
-    rng = np.random.default_rng(seed)
     observations, masks, actions, returns = [], [], [], []
+    games = 0
     while len(actions) < decisions:
-        observation, _ = env.reset(seed=int(rng.integers(2**63)))
-        agent = build_agent(teacher, seed=int(rng.integers(2**63)))
+        observation, _ = env.reset(seed=derive_seed(seed, "game", games))
+        agent = specs.build(teacher, seed=derive_seed(seed, "teacher", games))
+        games += 1
         agent.reset(env.seat, env.aec.config)
         view = PlayerView(env.aec.game, env.seat)
         rewards = []

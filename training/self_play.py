@@ -17,8 +17,8 @@ from ckc_env.agents import Agent, RandomAgent
 from ckc_env.config import GameConfig
 from ckc_env.engine.view import PlayerView
 from ckc_env.policy import PolicyAgent
-
-SELF = "self"
+from ckc_env.seeding import derive_seed
+from ckc_env.specs import SELF
 
 
 class SnapshotOpponent(Agent):
@@ -50,7 +50,7 @@ class SnapshotOpponents:
         out = []
         for k, spec in enumerate(opponents):
             name = spec.get("name") if isinstance(spec, dict) else spec
-            out.append(SnapshotOpponent(snapshot_dir, seed=seed * 100 + k) if name == SELF else spec)
+            out.append(SnapshotOpponent(snapshot_dir, seed=derive_seed(seed, "seat", k)) if name == SELF else spec)
         return out
 
 

@@ -1,14 +1,17 @@
 """Train a MaskablePPO agent for Checkpoint Charlie against scripted, checkpoint or self-play opponents.
 
-    python training/train.py configs/train/quick.yaml                 # a run folder under runs/
-    python training/train.py configs/train/full.yaml --run-dir checkpoints/full_5p
-    python training/train.py --resume checkpoints/full_5p             # continue to total_timesteps
+    ckc-train quick                                   # a preset (configs/train/quick.yaml); run folder under runs/
+    ckc-train full --run-dir checkpoints/full_5p      # or a YAML file of one's own
+    ckc-train --resume checkpoints/full_5p            # continue to total_timesteps
+
+(``ckc-train`` is ``python -m ckc_env.training.train``.)
 
 The script reads top to bottom: config -> seed -> environments -> model -> callbacks -> learn ->
 save. A run folder holds everything needed to reproduce and use the run: ``config.yaml`` (the
 resolved config), ``command.txt``, ``best_model.zip`` (best win rate against the first evaluation
 table), ``final_model.zip``, ``evaluations.json`` (the evaluation history), ``tensorboard/``
-(``charts/``, ``eval/`` tags) and, with self-play, ``snapshots/``.
+(SB3's ``rollout/``, ``train/`` and ``time/`` tags, and ``eval/`` for the evaluations) and, with
+self-play, ``snapshots/``.
 """
 
 from __future__ import annotations
@@ -21,25 +24,27 @@ import time
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import yaml
+from ckc_env.training.config import TrainConfig, load_config
 
+from ckc_env import configs, specs
+from ckc_env.seeding import derive_seed
 from ckc_env.tournament import run_tournament
-from training.config import TrainConfig, load_config
 
 
 def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None):
     """A thunk building one single-agent environment (for SB3's vectorised environments)."""
 
     def build():
+        from ckc_env.training.self_play import SnapshotOpponents
+
         from ckc_env.single_agent import CheckpointCharlieSingleAgent
-        from training.self_play import SnapshotOpponents
 
         opponents = config.opponents
         if config.uses_self_play:
-            opponents = SnapshotOpponents.specs(opponents, snapshot_dir, seed=config.seed + rank)
+            opponents = SnapshotOpponents.specs(
+                opponents, snapshot_dir, seed=derive_seed(config.seed, "self_play", rank)
+            )
         env = CheckpointCharlieSingleAgent(
             opponents=opponents,
             learner_seat=config.learner_seat,
@@ -47,7 +52,7 @@ def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None):
             reward=config.reward,
             **config.game,
         )
-        env.reset(seed=config.seed + 1000 * rank)
+        env.reset(seed=derive_seed(config.seed, "env", rank))
         from stable_baselines3.common.monitor import Monitor
 
         return Monitor(env)
@@ -79,9 +84,8 @@ def evaluate(model_path: Path, config: TrainConfig, games: int, seed: int) -> di
     """The learner against each evaluation table (seat-rotated tournaments, all cores)."""
     n = config.game_config.num_players
     out = {}
-    for name, specs in config.eval.opponents.items():
-        others = specs * (n - 1) if len(specs) == 1 else specs
-        lineup = [str(model_path), *others]
+    for name, table in config.eval.opponents.items():
+        lineup = [str(model_path), *specs.for_seats(table, n - 1)]
         result = run_tournament(lineup, games=games, seed=seed, config=config.game, workers=None)
         stat = result.stats()[0]
         out[name] = {
@@ -110,7 +114,7 @@ def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, A
             steps = self.num_timesteps
             if config.uses_self_play and steps >= self.next_snapshot:
                 self.next_snapshot += config.self_play.snapshot_every
-                from training.self_play import save_snapshot
+                from ckc_env.training.self_play import save_snapshot
 
                 save_snapshot(self.model, run_dir / "snapshots", steps, keep=config.self_play.keep)
             if steps >= self.next_eval:
@@ -122,7 +126,7 @@ def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, A
             path = run_dir / "latest_model.zip"
             self.model.save(path)
             started = time.time()
-            results = evaluate(path, config, config.eval.games, seed=config.seed + 7_777_777)
+            results = evaluate(path, config, config.eval.games, seed=derive_seed(config.seed, "evaluation"))
             entry = {
                 "timesteps": self.num_timesteps,
                 "seconds": round(time.time() - started, 1),
@@ -144,12 +148,14 @@ def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, A
 
 def run_pretraining(model, config: TrainConfig, run_dir: Path) -> None:
     """Behaviour cloning from ``pretrain.teacher`` (training/imitation.py); log in pretrain.json."""
-    from training.imitation import collect, pretrain
+    from ckc_env.training.imitation import collect, pretrain
 
     settings = config.pretrain
     env = make_env_fn(config, rank=0, snapshot_dir=run_dir / "snapshots")().unwrapped
     started = time.time()
-    data = collect(env, settings.teacher, settings.decisions, gamma=model.gamma, seed=config.seed + 999)
+    data = collect(
+        env, settings.teacher, settings.decisions, gamma=model.gamma, seed=derive_seed(config.seed, "pretrain")
+    )
     collected = round(time.time() - started, 1)
     print(f"pretrain: {len(data)} decisions of {settings.teacher} recorded in {collected} s", flush=True)
     log = pretrain(model, data, settings.epochs, settings.batch_size, config.seed, settings.learning_rate)
@@ -176,7 +182,9 @@ def first_table(config: TrainConfig) -> str:
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("config", nargs="?", help="a training config YAML (configs/train/*.yaml)")
+    parser.add_argument(
+        "config", nargs="?", help=f"a training preset ({', '.join(configs.names('train'))}) or a YAML file"
+    )
     parser.add_argument("--run-dir", default=None, help="run folder (default: runs/<config name>_seed<seed>)")
     parser.add_argument("--resume", default=None, help="a run folder to continue up to its total_timesteps")
     parser.add_argument("--total-timesteps", type=int, default=None, help="override the config's total_timesteps")
@@ -191,7 +199,7 @@ def main(argv: list[str] | None = None) -> Path:
             run_dir = Path(args.resume)
             config = load_config(run_dir / "config.yaml")
         else:
-            config = load_config(args.config)
+            config = load_config(configs.preset("train", args.config))
             run_dir = Path(args.run_dir or f"runs/{Path(args.config).stem}_seed{config.seed}")
     except ValueError as exc:
         parser.error(str(exc))

@@ -5,7 +5,7 @@
 | ``random`` | uniformly random legal actions |
 | ``passive`` | never accuses unless forced (then the most likely chief); keeps Adler chips |
 | ``eager`` | accuses the most likely chief at its first chance |
-| ``bayes_v1`` | exact beliefs; accuses when the best target's expected chip clears a bar that falls as the round closes (tuned parameters) |
+| ``bayes_v1`` | exact beliefs; accuses when the best target's expected chip clears a bar that moves as the other players accuse (tuned parameters) |
 | ``cheater`` | reads the hidden clues: an upper bound for reference, not a fair opponent |
 
 Every agent but ``cheater`` reads only its seat's :class:`~ckc_env.engine.view.PlayerView`.

@@ -3,12 +3,13 @@
 At a window it computes, for every cat it may accuse, the expected value of the chip it would earn:
 P(chief) x E[gold] + P(assistant) x E[white] + P(innocent) x E[black], where E[colour] is the mean
 value of that colour's chips the seat has not seen (the pool less its own chips). It accuses the
-best target when that value clears a bar that falls as the round closes in:
+best target when that value clears a bar that moves as the other players accuse:
 
 - ``sure``: a target at least this likely to be the chief is taken at once (others may take it);
 - otherwise the bar is ``bar_late + (bar_early - bar_late) * (k - 1) / (n - 2)`` with k the other
-  players who may still accuse: ``bar_early`` while all n-1 may (the search found a bar that
-  *rises* as the round closes: accuse likely cats early, be choosy late);
+  players who may still accuse: ``bar_early`` while all n-1 may, ``bar_late`` when one besides
+  the last may (the tuned values make the bar *rise* as the round closes: accuse likely cats
+  early, be choosy late);
 - with one other player left, it also compares with what the non-accuser would get: white while
   the chief may still be in the deck, black otherwise, accusing when the best target is worth at
   least that plus ``margin_last``.
@@ -55,7 +56,8 @@ class BayesParams:
 def expected_chip_values(view: PlayerView) -> tuple[float, float, float]:
     """E[value] of the next chip of each colour, over the chips this seat has not seen.
 
-    The Stasi chip counts 0 (it goes back after the round), except in the last round (-2).
+    The Stasi chip counts 0 (it goes back after the round) except in the last round (``max_rounds``),
+    where it counts -2: an approximation, since a game can also end earlier (RULES.md 6).
     Colours whose supply is empty are worth 0: nobody gets a chip.
     """
     last_round = view.round_index + 1 >= view.config.max_rounds

@@ -1,0 +1,133 @@
+"""Player specs: the one way to name a player, in tournaments, opponents, training configs and on
+the command line.
+
+| form | example | builds |
+|---|---|---|
+| a registered name | ``"bayes_v1"`` | the scripted player of :data:`ckc_env.agents.REGISTRY` |
+| a name with parameters | ``{"name": "bayes_v1", "sure": 0.7}``, on the command line ``bayes_v1:sure=0.7`` | the same, with constructor parameters |
+| a checkpoint | ``"checkpoints/ppo_5p_distilled"``, ``"model.zip"`` | a trained policy (:class:`ckc_env.policy.PolicyAgent`) |
+| ``"self"`` | ``"self"`` | in training only: frozen snapshots of the learner |
+
+Specs, not agent objects, cross process boundaries: every worker builds its own players from them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .agents import REGISTRY, Agent, make_agent
+
+PlayerSpec = str | Mapping[str, Any]
+SELF = "self"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A spec taken apart: what it names (``kind``: ``"agent"``, ``"checkpoint"`` or ``"self"``)."""
+
+    name: str
+    kind: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def parse(spec: PlayerSpec, allow_self: bool = False) -> Spec:
+    """Take a spec apart, checking its form only (nothing is built or loaded)."""
+    name = spec.get("name") if isinstance(spec, Mapping) else spec
+    if not isinstance(name, str) or not name:
+        raise ValueError(
+            f"a player is an agent name, a mapping with 'name', or a checkpoint path; got {spec!r} "
+            f"(registered agents: {sorted(REGISTRY)})"
+        )
+    params = {k: v for k, v in spec.items() if k != "name"} if isinstance(spec, Mapping) else {}
+    if name == SELF:
+        if not allow_self:
+            raise ValueError(
+                f"'self' (snapshots of the learner) is not a player here: give one of {sorted(REGISTRY)} "
+                "or a checkpoint path"
+            )
+        return Spec(name, "self", params)
+    if name in REGISTRY:
+        return Spec(name, "agent", params)
+    if name.endswith(".zip") or os.path.isdir(name) or os.path.isfile(name):
+        return Spec(name, "checkpoint", params)
+    also = ", 'self'" if allow_self else ""
+    raise ValueError(
+        f"unknown player {name!r}: registered agents are {sorted(REGISTRY)}{also}, or give a checkpoint path"
+    )
+
+
+def validate(spec: PlayerSpec, allow_self: bool = False) -> Spec:
+    """Fail early, with the accepted values: an agent is built once, a checkpoint is checked."""
+    parsed = parse(spec, allow_self)
+    if parsed.kind == "agent":
+        try:
+            make_agent(parsed.name, seed=0, **parsed.params)
+        except TypeError as exc:
+            raise ValueError(f"agent {parsed.name!r} takes no parameters {sorted(parsed.params)}: {exc}") from None
+    elif parsed.kind == "checkpoint":
+        from .policy import check_checkpoint
+
+        check_checkpoint(parsed.name)
+    return parsed
+
+
+def build(spec: PlayerSpec, seed: int) -> Agent:
+    """The player a spec names, seeded (``"self"`` is resolved by the training code, not here)."""
+    parsed = parse(spec)
+    if parsed.kind == "agent":
+        return make_agent(parsed.name, seed=seed, **parsed.params)
+    from .policy import PolicyAgent
+
+    return PolicyAgent(parsed.name, seed=seed, **parsed.params)
+
+
+def label(spec: PlayerSpec) -> str:
+    """A short readable name: ``bayes_v1``, ``bayes_v1(sure=0.7)``, or the checkpoint path."""
+    if isinstance(spec, Mapping):
+        params = ",".join(f"{k}={v}" for k, v in spec.items() if k != "name")
+        return f"{spec['name']}({params})" if params else str(spec["name"])
+    return str(spec)
+
+
+def from_text(text: str) -> PlayerSpec:
+    """A spec from the command line: ``bayes_v1`` stays a name, ``bayes_v1:sure=0.7,bar_late=0.5``
+    becomes ``{"name": "bayes_v1", "sure": 0.7, "bar_late": 0.5}`` (values read as int, float,
+    ``true``/``false``, else text)."""
+    name, colon, rest = text.partition(":")
+    if not colon:
+        return text
+    spec: dict[str, Any] = {"name": name}
+    for item in rest.split(","):
+        key, equals, value = item.partition("=")
+        if not equals or not key:
+            raise ValueError(f"bad parameter {item!r} in {text!r}: write NAME:KEY=VALUE,KEY=VALUE")
+        spec[key] = _value(value)
+    return spec
+
+
+def _value(text: str) -> Any:
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def for_seats(specs: PlayerSpec | Sequence[PlayerSpec], others: int, what: str = "opponents") -> list[PlayerSpec]:
+    """One spec for every other seat, or exactly ``others`` specs in seat order after the player's."""
+    if isinstance(specs, (str, Mapping, Agent)):
+        specs = [specs]
+    specs = list(specs)
+    if len(specs) == 1:
+        return specs * others
+    if len(specs) != others:
+        raise ValueError(
+            f"{others + 1} players need {others} {what} (one spec for all, or a list of {others}), got {len(specs)}"
+        )
+    return specs

@@ -1,0 +1,41 @@
+"""`pip install .` gives the whole toolkit: the training package, the configs as package data and the
+console commands (checked on the wheel pip builds)."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    out = tmp_path_factory.mktemp("wheel")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    (path,) = out.glob("ckc_env-*.whl")
+    return zipfile.ZipFile(path)
+
+
+def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
+    names = set(wheel.namelist())
+    for module in ("train", "evaluate", "config", "imitation", "self_play"):
+        assert f"ckc_env/training/{module}.py" in names, module
+    for preset in ("rules/base.yaml", "rules/stasi.yaml", "rules/adler.yaml", "rules/both.yaml", "train/quick.yaml"):
+        assert f"ckc_env/configs/{preset}" in names, preset
+    assert not any(name.startswith(("training/", "configs/", "tests/")) for name in names)
+
+
+def test_the_wheel_declares_the_console_commands(wheel):
+    (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
+    text = wheel.read(entry_points).decode()
+    for command in ("ckc-evaluate = ckc_env.training.evaluate:main", "ckc-train = ckc_env.training.train:main"):
+        assert command in text
