@@ -85,7 +85,7 @@ def test_readme_opens_with_the_two_commands():
     readme = (ROOT / "README.md").read_text()
     commands = re.findall(r"^python3 -m venv .*$", readme, flags=re.M)
     assert len(commands) >= 2
-    assert "training/evaluate.py" in commands[0]
+    assert "ckc-evaluate" in commands[0]
     assert "pytest" in commands[1]
     assert readme.index(commands[0]) < 400
 
