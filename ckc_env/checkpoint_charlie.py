@@ -342,6 +342,8 @@ class raw_env(AECEnv):
     def player_view(self, agent: str) -> PlayerView:
         """What ``agent`` can know at the table (its own clue and chips, everything public), as
         the engine's read-only :class:`~ckc_env.engine.view.PlayerView`: what scripted players read."""
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}: the agents are {self.possible_agents}")
         return PlayerView(self._started(), self._seat[agent])
 
     def beliefs(self, agent: str) -> Beliefs:

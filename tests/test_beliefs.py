@@ -546,3 +546,24 @@ class PeekingView(PlayerView):
 def test_leak_check_catches_a_planted_leak() -> None:
     with pytest.raises(AssertionError, match="differs"):
         check_leak_pairs("4p", lambda view: beliefs(PeekingView(view._state, view.seat)))
+
+
+def test_the_environment_gives_each_agents_beliefs_and_view() -> None:
+    """raw_env.beliefs(agent) and raw_env.player_view(agent): the documented way in, no private state."""
+    env = ckc_env.raw_env(num_players=4, stasi=True)
+    env.reset(seed=11)
+    rng = np.random.default_rng(11)
+    checked = 0
+    while not env.game.game_over and checked < 40:
+        for seat, agent in enumerate(env.possible_agents):
+            view = env.player_view(agent)
+            assert view.seat == seat and view.own_clue == env.game.clues[seat]
+            got, want = env.beliefs(agent), beliefs(PlayerView(env.game, seat))
+            assert got.assignments == want.assignments
+            for field in ("chief", "assistant", "innocent", "clue"):
+                np.testing.assert_array_equal(getattr(got, field), getattr(want, field))
+            checked += 1
+        env.step(random_action(env.game, rng, pass_prob=0.7))
+    assert checked >= 40
+    with pytest.raises(ValueError, match="unknown agent 'player_9'"):
+        env.beliefs("player_9")
