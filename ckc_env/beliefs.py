@@ -26,6 +26,7 @@ recur constantly over a game and across games.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import count, permutations
@@ -176,6 +177,37 @@ def beliefs(view: PlayerView) -> Beliefs:
     if count == 0:
         raise ValueError(f"seat {view.seat}'s information set admits no assignment: the position is inconsistent")
     return Beliefs(count, frame, order, posterior)
+
+
+def weighted_beliefs(view: PlayerView, clue_weights: Mapping[int, np.ndarray]) -> Beliefs:
+    """The posterior of ``view.seat``'s information set when each hidden assignment is weighted by
+    ``prod(clue_weights[s][clue of s])`` over the seats given: the likelihood of some evidence that
+    depends on each seat's clue alone, such as what a model of that player says its decisions
+    reveal. With no weights this is :func:`beliefs` (up to floating-point rounding).
+
+    ``clue_weights[s]`` is a (10,) array of non-negative factors; seats whose clue the observer knows
+    are ignored. ``assignments`` of the result is the total weight, not a count.
+    """
+    own = view.own_clue
+    frame = _frame(
+        view.num_players, view.seat, own, view.own_tile if own < 0 else -1, tuple(view.exposed_clues.items()),
+        tuple(view.public_clues),
+    )  # fmt: skip
+    rows, discards, free_mask = view.rows, view.discards, frame.free_mask
+    unknown = frame.unknown
+    needs, weights = _assignments(len(unknown), frame.free)
+    have = 0
+    factor = np.ones(len(needs))
+    for i, s in enumerate(unknown):
+        have |= (candidate_clues(rows[s], discards[s], free_mask) & frame.limit[s]) << (N_CLUES * i)
+        if s in clue_weights:
+            factor *= weights[:, 2 * N_CATS + N_CLUES * i : 2 * N_CATS + N_CLUES * (i + 1)] @ clue_weights[s]
+    factor *= (needs & ~have) == 0
+    totals = factor @ weights
+    mass = totals[:N_CATS].sum()
+    if not mass > 0:
+        raise ValueError(f"seat {view.seat}'s information set has no weight left: the evidence rules out every deal")
+    return Beliefs(float(mass), frame, list(range(len(unknown))), totals / mass)
 
 
 def _remember(cache: dict, key: tuple, value):

@@ -24,7 +24,7 @@ import pytest
 
 import ckc_env
 from ckc_env.agents import BASELINES, REGISTRY, make_agent
-from ckc_env.beliefs import beliefs
+from ckc_env.beliefs import beliefs, weighted_beliefs
 from ckc_env.engine.actions import ACCUSE, CAFE_ADLER, CLUE_FACE, DECISION_KINDS, FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.cards import INVESTIGATOR, N_CATS, cats_in, chief_of
 from ckc_env.engine.game import SCORING
@@ -38,9 +38,9 @@ FULL_RULES = {"stasi": True, "cafe_adler": True, "clue_face": "choose"}
 
 
 def test_the_registry_holds_the_documented_agents():
-    assert AGENTS == ["bayes_v1", "cheater", "eager", "passive", "random"]
+    assert AGENTS == ["bayes_v1", "bayes_v2", "cheater", "eager", "passive", "random"]
     assert "cheater" not in BASELINES
-    assert [REGISTRY[name].reads_hidden_state for name in AGENTS] == [False, True, False, False, False]
+    assert [REGISTRY[name].reads_hidden_state for name in AGENTS] == [False, False, True, False, False, False]
 
 
 # ---------------------------------------------------------------------- legal play, every decision kind
@@ -348,3 +348,54 @@ def test_bayes_beats_passive():
 def test_cheater_beats_bayes():
     cheater, bayes, *_ = win_stats(["cheater", "bayes_v1", "random", "random", "random"])
     assert cheater.low > bayes.high
+
+
+# ---------------------------------------------------------------------- bayes_v2
+def _bayes_table(n: int, seed: int, shadows: dict[str, dict]) -> list[tuple[int, dict[str, int], dict[str, float]]]:
+    """A table of bayes_v1 players; at every accusation decision, each shadow (name -> bayes_v2
+    parameters) answers for the seat too. Returns (true chief, shadow actions, shadow P(true chief))."""
+    env = ckc_env.raw_env(num_players=n)
+    env.reset(seed=seed)
+    game = env.unwrapped.game
+    players = [make_agent("bayes_v1", seed=s) for s in range(n)]
+    shadow = [{k: make_agent("bayes_v2", seed=s, **p) for k, p in shadows.items()} for s in range(n)]
+    for s in range(n):
+        players[s].reset(s, env.config)
+        for agent in shadow[s].values():
+            agent.reset(s, env.config)
+    out = []
+    while not game.game_over:
+        seat = game.current_seat
+        view, obs = PlayerView(game, seat), env.observe_lazily(f"player_{seat}")
+        if view.decision_kind in (WINDOW, FORCED_ACCUSATION):
+            actions = {"bayes_v1": players[seat].act(view, obs)}
+            posterior = {"bayes_v1": beliefs(view).chief}
+            for name, agent in shadow[seat].items():
+                actions[name] = agent.act(view, obs)
+                posterior[name] = weighted_beliefs(view, agent._likelihood).chief
+            chief = chief_of(game.clues + game.bag)
+            out.append((chief, actions, {k: float(p[chief]) for k, p in posterior.items()}))
+            env.step(actions["bayes_v1"])
+        else:
+            env.step(players[seat].act(view, obs))
+    return out
+
+
+def test_bayes_v2_without_trust_in_the_others_is_bayes_v1():
+    """follow=0: every decision of the others is as likely under every clue, so bayes_v2 decides as
+    bayes_v1 does."""
+    for n in (3, 4, 5):
+        for seed in range(3):
+            for _, actions, _ in _bayes_table(n, seed, {"blind": {"follow": 0.0}}):
+                assert actions["blind"] == actions["bayes_v1"]
+
+
+def test_bayes_v2_reads_the_others_decisions():
+    """Among bayes_v1 players, what their accusations and passes reveal puts more weight on the true
+    chief: the mean log-probability of the truth rises over bayes_v1's card-only posterior."""
+    for n in (3, 5):
+        records = [r for seed in range(4) for r in _bayes_table(n, 10 + seed, {"bayes_v2": {}})]
+        v1 = np.mean([np.log(p["bayes_v1"] + 1e-9) for _, _, p in records])
+        v2 = np.mean([np.log(p["bayes_v2"] + 1e-9) for _, _, p in records])
+        assert v2 > v1 + 0.05, (n, v1, v2)
+        assert sum(a["bayes_v2"] != a["bayes_v1"] for _, a, _ in records) > 0

@@ -44,7 +44,7 @@ import numpy as np
 import pytest
 
 import ckc_env
-from ckc_env.beliefs import beliefs
+from ckc_env.beliefs import beliefs, weighted_beliefs
 from ckc_env.engine.actions import CAFE_ADLER, CLUE_FACE, FORCED_ACCUSATION, WINDOW
 from ckc_env.engine.chips import build_pool, chip_token
 from ckc_env.engine.game import legal_actions
@@ -567,3 +567,45 @@ def test_the_environment_gives_each_agents_beliefs_and_view() -> None:
     assert checked >= 40
     with pytest.raises(ValueError, match="unknown agent 'player_9'"):
         env.beliefs("player_9")
+
+
+def weighted_brute_force(info: InfoSet, clue_weights: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """P(chief) and P(clue) by enumerating every consistent deal, each weighted by the product of the
+    given seats' clue factors."""
+    chief, clue = np.zeros(N_CATS), np.zeros((info.n, N_CLUES))
+    total = 0.0
+    for seat_clues, bag in hidden_deals(info):
+        w = 1.0
+        for s, factors in clue_weights.items():
+            if s not in info.known():
+                w *= factors[seat_clues[s]]
+        shown = clue_values_shown(frozenset(seat_clues + info.public + bag))
+        chief[shown == 5] += w
+        for s, c in enumerate(seat_clues):
+            clue[s, c] += w
+        total += w
+    return chief / total, clue / total
+
+
+@pytest.mark.parametrize("name", ["4p", "3p-stasi", "5p-choose"])
+def test_weighted_beliefs_match_a_weighted_brute_force(name: str) -> None:
+    """weighted_beliefs: each deal weighted by per-seat clue factors, as enumeration says; with no
+    factors it is beliefs() exactly."""
+    n = CASES[name][0]
+    rng = np.random.default_rng(sorted(CASES).index(name))
+    positions = 0
+    for env in case_positions(name):
+        game = env.unwrapped.game
+        for seat in range(n):
+            view = PlayerView(game, seat)
+            plain = weighted_beliefs(view, {})
+            np.testing.assert_array_equal(plain.chief, beliefs(view).chief)
+            factors = {s: rng.random(N_CLUES) + 0.05 for s in range(n) if s != seat}
+            got = weighted_beliefs(view, factors)
+            want_chief, want_clue = weighted_brute_force(info_set(view), factors)
+            np.testing.assert_allclose(got.chief, want_chief, atol=1e-12)
+            np.testing.assert_allclose(got.clue, want_clue, atol=1e-12)
+        positions += 1
+        if positions == 25:
+            break
+    assert positions == 25

@@ -6,6 +6,7 @@
 | ``passive`` | never accuses unless forced (then the most likely chief); keeps Adler chips |
 | ``eager`` | accuses the most likely chief at its first chance |
 | ``bayes_v1`` | exact beliefs; accuses when the best target's expected chip clears a bar that moves as the other players accuse (tuned parameters) |
+| ``bayes_v2`` | bayes_v1's rule on a posterior that also weighs what the other players' accusations and passes reveal of their clues |
 | ``cheater`` | reads the hidden clues: an upper bound for reference, not a fair opponent |
 
 Every agent but ``cheater`` reads only its seat's :class:`~ckc_env.engine.view.PlayerView`.
@@ -17,6 +18,7 @@ from collections.abc import Callable
 
 from .base import Agent
 from .bayes import BayesAgent, BayesParams
+from .bayes_v2 import BayesV2Agent, BayesV2Params
 from .cheater import CheaterAgent
 from .simple import EagerAgent, PassiveAgent, RandomAgent
 
@@ -25,9 +27,10 @@ REGISTRY: dict[str, Callable[..., Agent]] = {
     "passive": PassiveAgent,
     "eager": EagerAgent,
     "bayes_v1": BayesAgent,
+    "bayes_v2": BayesV2Agent,
     "cheater": CheaterAgent,
 }
-BASELINES = ("random", "passive", "eager", "bayes_v1")
+BASELINES = ("random", "passive", "eager", "bayes_v1", "bayes_v2")
 """The fair baselines (``cheater`` is a reference only)."""
 
 
@@ -44,6 +47,8 @@ __all__ = [
     "Agent",
     "BayesAgent",
     "BayesParams",
+    "BayesV2Agent",
+    "BayesV2Params",
     "CheaterAgent",
     "EagerAgent",
     "PassiveAgent",

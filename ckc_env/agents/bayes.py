@@ -79,13 +79,15 @@ def _expected_chip_values(
 
 class BayesAgent(Accuser):
     name = "bayes_v1"
+    params_type = BayesParams
 
     def __init__(self, seed: int | None = None, **params: float) -> None:
         super().__init__(seed)
-        unknown = sorted(set(params) - set(BayesParams.names()))
+        accepted = self.params_type.names()
+        unknown = sorted(set(params) - set(accepted))
         if unknown:
-            raise ValueError(f"unknown bayes_v1 parameter(s) {unknown}: accepted are {list(BayesParams.names())}")
-        self.params = BayesParams(**params)
+            raise ValueError(f"unknown {self.name} parameter(s) {unknown}: accepted are {list(accepted)}")
+        self.params = self.params_type(**params)
         self._chip_values: dict[int, tuple[float, float, float]] = {}
 
     def reset(self, seat: int, config) -> None:
@@ -101,32 +103,37 @@ class BayesAgent(Accuser):
         return values
 
     def accuse(self, view: PlayerView, forced: bool) -> int:
-        b = beliefs(view)
-        gold, white, black = self.chip_values(view)
-        chief, assistant = b.chief.tolist(), b.assistant.tolist()
-        best, best_ev, best_chief = -1, -np.inf, -1.0
-        for c in cats_in(view.targets):  # a handful of targets: plain floats beat array maths here
-            pc, pa = chief[c], assistant[c]
-            ev = pc * gold + pa * white + (1.0 - pc - pa) * black
-            if ev > best_ev or (ev == best_ev and pc > best_chief):
-                best, best_ev, best_chief = c, ev, pc
-        if forced:
-            return ACCUSE + best
-        p = self.params
-        if best_chief >= p.sure:
-            return ACCUSE + best
-        n = view.num_players
-        others_left = view.accused_by.count(-1) - 1  # it has not accused itself (it is deciding)
-        if others_left <= 1:
-            if view.config.non_accuser_white == "chief_uncaught":
-                non_accuser = white  # whoever is left takes white unless the chief is caught
-            else:  # white while the chief may still be in the deck
-                drawn = 0
-                for row, discard in zip(view.rows, view.discards, strict=True):
-                    drawn |= row | discard
-                p_undrawn = sum(chief[c] for c in range(N_CATS) if not (drawn >> c) & 1)
-                non_accuser = p_undrawn * white + (1 - p_undrawn) * black
-            return ACCUSE + best if best_ev >= non_accuser + p.margin_last else PASS
-        share = (others_left - 1) / max(1, n - 2)
-        bar = p.bar_late + (p.bar_early - p.bar_late) * share
-        return ACCUSE + best if best_ev >= bar else PASS
+        return decide(self.params, view, beliefs(view), forced, self.chip_values(view))
+
+
+def decide(p: BayesParams, view, b, forced: bool, values: tuple[float, float, float]) -> int:
+    """bayes_v1's rule: ``ACCUSE + cat`` or ``PASS`` for a seat's ``view`` (the table: ``targets``,
+    ``accused_by``, ``rows``, ``discards``, ``num_players``, ``config``), its posterior ``b`` and the
+    expected value of the next chip of each colour."""
+    gold, white, black = values
+    chief, assistant = b.chief.tolist(), b.assistant.tolist()
+    best, best_ev, best_chief = -1, -np.inf, -1.0
+    for c in cats_in(view.targets):  # a handful of targets: plain floats beat array maths here
+        pc, pa = chief[c], assistant[c]
+        ev = pc * gold + pa * white + (1.0 - pc - pa) * black
+        if ev > best_ev or (ev == best_ev and pc > best_chief):
+            best, best_ev, best_chief = c, ev, pc
+    if forced:
+        return ACCUSE + best
+    if best_chief >= p.sure:
+        return ACCUSE + best
+    n = view.num_players
+    others_left = view.accused_by.count(-1) - 1  # it has not accused itself (it is deciding)
+    if others_left <= 1:
+        if view.config.non_accuser_white == "chief_uncaught":
+            non_accuser = white  # whoever is left takes white unless the chief is caught
+        else:  # white while the chief may still be in the deck
+            drawn = 0
+            for row, discard in zip(view.rows, view.discards, strict=True):
+                drawn |= row | discard
+            p_undrawn = sum(chief[c] for c in range(N_CATS) if not (drawn >> c) & 1)
+            non_accuser = p_undrawn * white + (1 - p_undrawn) * black
+        return ACCUSE + best if best_ev >= non_accuser + p.margin_last else PASS
+    share = (others_left - 1) / max(1, n - 2)
+    bar = p.bar_late + (p.bar_early - p.bar_late) * share
+    return ACCUSE + best if best_ev >= bar else PASS
