@@ -372,7 +372,7 @@ def _bayes_table(n: int, seed: int, shadows: dict[str, dict]) -> list[tuple[int,
             posterior = {"bayes_v1": beliefs(view).chief}
             for name, agent in shadow[seat].items():
                 actions[name] = agent.act(view, obs)
-                posterior[name] = weighted_beliefs(view, agent._likelihood).chief
+                posterior[name] = weighted_beliefs(view, agent.reader.likelihood).chief
             chief = chief_of(game.clues + game.bag)
             out.append((chief, actions, {k: float(p[chief]) for k, p in posterior.items()}))
             env.step(actions["bayes_v1"])

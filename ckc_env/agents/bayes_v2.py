@@ -24,8 +24,9 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ..beliefs import beliefs, candidate_clues, weighted_beliefs
-from ..engine.actions import ACCUSE, FORCED_ACCUSATION, PASS
+from ..engine.actions import ACCUSE, PASS
 from ..engine.cards import INVESTIGATOR, N_CLUES, N_FEATURES
+from ..engine.state import FORCED
 from ..engine.view import PlayerView
 from .bayes import BayesAgent, BayesParams, decide
 
@@ -69,32 +70,48 @@ class BayesV2Agent(BayesAgent):
 
     def reset(self, seat: int, config) -> None:
         super().reset(seat, config)
-        self._round = -1
+        self.reader = TableReader(seat, self.params, self.params.follow)
 
     def accuse(self, view: PlayerView, forced: bool) -> int:
-        self._values = self.chip_values(view)
-        self._read_the_table(view)
-        return decide(self.params, view, weighted_beliefs(view, self._likelihood), forced, self._values)
+        values = self.chip_values(view)
+        likelihood = self.reader.update(view, values)
+        return decide(self.params, view, weighted_beliefs(view, likelihood), forced, values)
 
-    # ------------------------------------------------------------------ evidence from the others
-    def _read_the_table(self, view: PlayerView) -> None:
-        """Bring the per-seat clue likelihoods up to date with the decisions seen since the last call."""
-        if view.round_index != self._round:
-            self._round = view.round_index
-            self._likelihood = {s: np.ones(N_CLUES) for s in range(view.num_players) if s != self.seat}
-            self._windows_read = 0
-            self._accusations_read = 0
+
+class TableReader:
+    """What the other players' decisions this round reveal of their clues, seen from one seat: a
+    likelihood per other seat and clue, under the model that each plays bayes_v1 with ``params``,
+    following its rule with probability ``follow`` and otherwise taking a uniformly random legal
+    action. Call :meth:`update` with the seat's view whenever it is to be used; it reads only what
+    happened since the last call."""
+
+    def __init__(self, seat: int, params: BayesParams, follow: float) -> None:
+        self.seat = seat
+        self.params = params
+        self.follow = follow
+        self.round = -1
+
+    def update(self, view: PlayerView, values: tuple[float, float, float]) -> dict[int, np.ndarray]:
+        """The per-seat clue likelihoods (normalised, for ``weighted_beliefs``), brought up to date;
+        ``values`` are the chip values the modelled players are taken to expect."""
+        self.values = values
+        if view.round_index != self.round:
+            self.round = view.round_index
+            self.likelihood = {s: np.ones(N_CLUES) for s in range(view.num_players) if s != self.seat}
+            self.windows_read = 0
+            self.accusations_read = 0
         drawn = len(view.card_order)
-        # A window's passes are known once it has closed: the next card is drawn, or the forced
-        # accusations began; its accusations are known at once.
-        closed = drawn if view.decision_kind == FORCED_ACCUSATION else drawn - 1
-        while self._windows_read < closed:
-            self._windows_read += 1
-            self._read_passes(view, self._windows_read)
+        # A window's passes are known once it has closed (the next card was drawn, or the deck ran
+        # out and the forced accusations began); its accusations are known at once.
+        closed = drawn if view.phase >= FORCED else drawn - 1
+        while self.windows_read < closed:
+            self.windows_read += 1
+            self._read_passes(view, self.windows_read)
         accusations = view.accusations
-        for position in range(self._accusations_read, len(accusations)):
+        for position in range(self.accusations_read, len(accusations)):
             self._read_accusation(view, position)
-        self._accusations_read = len(accusations)
+        self.accusations_read = len(accusations)
+        return self.likelihood
 
     def _read_passes(self, view: PlayerView, k: int) -> None:
         """Every player asked in the window after card k who did not accuse in it passed."""
@@ -134,12 +151,12 @@ class BayesV2Agent(BayesAgent):
 
     def _weigh(self, view: PlayerView, seat: int, table: _Table, targets: int, accused, action, forced) -> None:
         """Multiply the seat's clue likelihood by how likely ``action`` was under each clue it may hold."""
-        likelihood = self._likelihood[seat]
+        likelihood = self.likelihood[seat]
         exposed = view.exposed_clues
         known = {*exposed.values(), *table.public_clues}
         free = ((1 << N_FEATURES) - 1) & ~sum(1 << (c >> 1) for c in known)
         legal = (0 if forced else 1) + targets.bit_count()
-        follow = self.params.follow
+        follow = self.follow
         for clue in _bits(candidate_clues(view.rows[seat], view.discards[seat], free)):
             if not likelihood[clue]:
                 continue
@@ -147,18 +164,14 @@ class BayesV2Agent(BayesAgent):
                 view.num_players, seat, clue, clue >> 1, dict(exposed), table.public_clues, table.rows,
                 table.discards, targets, accused, view.config, view.round_index,
             )  # fmt: skip
-            predicted = self._decide_for(past, forced)
+            try:
+                predicted = decide(self.params, past, beliefs(past), forced, self.values)
+            except ValueError:  # the seat could not have held this clue: its table would be inconsistent
+                predicted = -1
             likelihood[clue] *= follow * (predicted == action) + (1 - follow) / legal
         total = likelihood.sum()
         if total > 0:
             likelihood /= total  # only the ratios matter: keep the numbers in range
-
-    def _decide_for(self, past: _PastView, forced: bool) -> int:
-        try:
-            b = beliefs(past)
-        except ValueError:  # the seat could not have held this clue: its table would be inconsistent
-            return -1
-        return decide(self.params, past, b, forced, self._values)
 
 
 @dataclass

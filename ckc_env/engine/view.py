@@ -49,6 +49,12 @@ class PlayerView:
         return self._state.game_over
 
     @property
+    def phase(self) -> int:
+        """Where the round stands (``engine.state`` phases: choosing faces, drawing, in a window,
+        forced accusations, scoring, swapping, game over): public at the table."""
+        return self._state.phase
+
+    @property
     def scoring(self) -> bool:
         """True after the round's accusations, while chips and swaps are settled (clues are revealed)."""
         return self._state.phase >= SCORING
