@@ -43,7 +43,7 @@ decision that has only one legal action (such as a forced accusation with a sing
 | `max_rounds` | 5 | 1..5 | rounds at most (extension; the rules say 5) |
 | `target_points` | 10 | 1..50 | points that end the game (extension; the rules say 10) |
 | `reward` | `"points"` | `"points"`, `"win"` | reward scheme (below) |
-| `belief_features` | False | bool | append the exact beliefs to the observation (below) |
+| `belief_features` | False | False, True, `"players"` | append the exact beliefs (and, with `"players"`, the posterior that also reads the other players' decisions) to the observation (below) |
 | `render_mode` | None | None, `"ansi"`, `"human"` | text rendering |
 
 Rule presets: `configs/rules/{base,stasi,adler,both}.yaml`, loaded with
@@ -81,6 +81,14 @@ accusations and passes reveal is ignored), for agents that should not have to le
 from scratch:
 
 {BELIEF_TABLE}
+
+With `belief_features="players"` the vector is {PLAYERS_SIZE} long: the pieces above, then a second
+posterior that also weighs what the other players' accusations and passes this round reveal of
+their clues, each of them modelled as bayes_v1 that follows its rule with probability 0.8
+(`ckc_env.agents.bayes_v2.TableReader`: every decision is judged on the table as it lay then; the
+result depends on the round's public record only):
+
+{PLAYERS_TABLE}
 
 Every layout a version of this environment has used stays declared in
 `ckc_env.observation.LAYOUTS` (v0: the same pieces without `accusation_cards`, 731 numbers or 845
@@ -219,7 +227,18 @@ from .engine import summary as summary_module
 from .engine.actions import N_ACTIONS, action_to_string
 from .engine.state import GameState
 from .engine.view import PlayerView
-from .observation import OBSERVATION, OBSERVATION_WITH_BELIEFS, STATE, encode_state, encoder
+from .observation import (
+    BELIEF_FEATURES,
+    ENV_VERSION,
+    LAYOUTS,
+    OBSERVATION,
+    OBSERVATION_WITH_BELIEFS,
+    OBSERVATION_WITH_PLAYER_BELIEFS,
+    PLAYERS_FOLLOW,
+    STATE,
+    encode_state,
+    encoder,
+)
 from .render import render_text
 
 __doc__ = (
@@ -228,6 +247,8 @@ __doc__ = (
     .replace("{OBS_SIZE}", str(OBSERVATION.size))
     .replace("{BELIEF_SIZE}", str(OBSERVATION_WITH_BELIEFS.size))
     .replace("{BELIEF_TABLE}", OBSERVATION_WITH_BELIEFS.markdown_table(start=OBSERVATION.size))
+    .replace("{PLAYERS_SIZE}", str(OBSERVATION_WITH_PLAYER_BELIEFS.size))
+    .replace("{PLAYERS_TABLE}", OBSERVATION_WITH_PLAYER_BELIEFS.markdown_table(start=OBSERVATION_WITH_BELIEFS.size))
     .replace("{STATE_SIZE}", str(STATE.size))
     .replace("{SUMMARY_TABLE}", summary_module.__doc__.split("\n\n", 2)[2].strip().replace("``", "`"))
 )
@@ -262,8 +283,11 @@ class raw_env(AECEnv):
             raise ValueError(f"invalid render_mode={render_mode!r}: accepted values are None, 'ansi', 'human'")
         if reward not in REWARD_CHOICES:
             raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win'")
-        if not isinstance(belief_features, bool):
-            raise ValueError(f"invalid belief_features={belief_features!r}: accepted values are True, False")
+        if not any(belief_features is v or (isinstance(v, str) and belief_features == v) for v in BELIEF_FEATURES):
+            raise ValueError(
+                f"invalid belief_features={belief_features!r}: accepted values are "
+                + ", ".join(repr(v) for v in BELIEF_FEATURES)
+            )
         unknown = sorted(set(rules) - set(GameConfig.fields()))
         if unknown:
             accepted = ["render_mode", "reward", "belief_features", *GameConfig.fields()]
@@ -272,8 +296,9 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.reward_scheme = reward
         self.belief_features = belief_features
-        self.observation_layout = OBSERVATION_WITH_BELIEFS if belief_features else OBSERVATION
+        self.observation_layout = LAYOUTS[ENV_VERSION][belief_features]
         self._encoder = encoder(self.observation_layout, self.config)
+        self._readers: list = []  # per seat, for the players' posterior (belief_features="players")
         self.game: GameState | None = None
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -315,6 +340,11 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._summaries_seen = 0
+        if self.belief_features == "players":
+            from .agents.bayes import BayesParams
+            from .agents.bayes_v2 import TableReader
+
+            self._readers = [TableReader(s, BayesParams(), PLAYERS_FOLLOW) for s in range(self.config.num_players)]
         engine.pop_rewards(self.game)
         self.agent_selection = self.possible_agents[self.game.current_seat]
         if self.render_mode == "human":
@@ -324,7 +354,7 @@ class raw_env(AECEnv):
         game = self._started()
         seat = self._seat[agent]
         mask = engine.legal_mask(game) if seat == game.current_seat else np.zeros(N_ACTIONS, dtype=np.int8)
-        return {"observation": self._encoder.observation(PlayerView(game, seat)), "action_mask": mask}
+        return {"observation": self._encode(game, seat), "action_mask": mask}
 
     def observe_lazily(self, agent: str) -> LazyObservation:
         """``observe(agent)`` with the vector encoded only when read (for scripted players)."""
@@ -334,7 +364,7 @@ class raw_env(AECEnv):
         def action_mask() -> np.ndarray:
             return engine.legal_mask(game) if seat == game.current_seat else np.zeros(N_ACTIONS, dtype=np.int8)
 
-        return LazyObservation(action_mask, lambda: self._encoder.observation(PlayerView(game, seat)))
+        return LazyObservation(action_mask, lambda: self._encode(game, seat))
 
     def state(self) -> np.ndarray:
         return encode_state(self._started())
@@ -411,6 +441,9 @@ class raw_env(AECEnv):
         pass
 
     # ------------------------------------------------------------------ helpers
+    def _encode(self, game: GameState, seat: int) -> np.ndarray:
+        return self._encoder.observation(PlayerView(game, seat), self._readers[seat] if self._readers else None)
+
     def _started(self) -> GameState:
         if self.game is None:
             raise RuntimeError("the environment has not been reset: call reset() first")

@@ -22,7 +22,7 @@ from .engine.cards import INVESTIGATOR, N_CATS, N_CLUES
 from .engine.chips import STASI_KEPT_VALUE
 from .engine.round_setup import chief
 from .engine.scoring import hidden_adler_chips
-from .engine.state import GameState
+from .engine.state import SCORING, GameState
 from .engine.view import PlayerView
 from .layout import Layout, Piece
 
@@ -135,11 +135,26 @@ _BELIEFS = [
     Piece("belief_clues", (SEATS, N_CLUES), "exact posterior of each relative seat's clue"),
 ]
 
+_PLAYER_BELIEFS = [
+    Piece(
+        "players_chief",
+        (N_CATS,),
+        "P(cat is the chief spy) when what the other players' accusations and passes this round reveal is "
+        "weighed too, each player modelled as bayes_v1 (ckc_env.agents.bayes_v2); while clue faces are chosen "
+        "and once the round is scored, the exact posterior above",
+    ),
+    Piece("players_assistant", (N_CATS,), "the same for P(cat is an assistant)"),
+    Piece("players_clues", (SEATS, N_CLUES), "the same for each relative seat's clue"),
+]
+
 _PUBLIC = [*_TABLE, _ACCUSATION_TIME, *_SEATS_AND_CHIPS]
 OBSERVATION = Layout(_PUBLIC + _OWN)
 """The observation vector of one player (``checkpoint_charlie_v1``)."""
 OBSERVATION_WITH_BELIEFS = Layout(_PUBLIC + _OWN + _BELIEFS)
 """The observation with ``belief_features=True``: the same pieces, then the exact beliefs."""
+OBSERVATION_WITH_PLAYER_BELIEFS = Layout(_PUBLIC + _OWN + _BELIEFS + _PLAYER_BELIEFS)
+"""The observation with ``belief_features="players"``: the exact beliefs, then the posterior that
+also reads the other players' decisions."""
 STATE = Layout(_PUBLIC + _HIDDEN)
 """The full state (seats absolute: relative to seat 0; ``decision`` is the acting seat's), for
 centralised critics."""
@@ -150,15 +165,17 @@ OBSERVATION_V0 = Layout(_PUBLIC_V0 + _OWN)
 OBSERVATION_V0_WITH_BELIEFS = Layout(_PUBLIC_V0 + _OWN + _BELIEFS)
 """``checkpoint_charlie_v0``'s observation with beliefs (845 numbers)."""
 
-LAYOUTS: dict[str, dict[bool, Layout]] = {
+LAYOUTS: dict[str, dict[bool | str, Layout]] = {
     "v0": {False: OBSERVATION_V0, True: OBSERVATION_V0_WITH_BELIEFS},
-    "v1": {False: OBSERVATION, True: OBSERVATION_WITH_BELIEFS},
+    "v1": {False: OBSERVATION, True: OBSERVATION_WITH_BELIEFS, "players": OBSERVATION_WITH_PLAYER_BELIEFS},
 }
 """Every observation layout by environment version and ``belief_features``."""
+BELIEF_FEATURES = (False, True, "players")
+"""The accepted values of the ``belief_features`` option."""
 ENV_VERSION = "v1"
 
 
-def layout_by_size(size: int) -> tuple[str, bool, Layout] | None:
+def layout_by_size(size: int) -> tuple[str, bool | str, Layout] | None:
     """(version, belief_features, layout) of the observation layout with ``size`` numbers, if any."""
     for version, layouts in LAYOUTS.items():
         for beliefs, layout in layouts.items():
@@ -171,7 +188,7 @@ class _Offsets:
     """The start of every piece in one layout (None for a piece the layout does not have)."""
 
     def __init__(self, layout: Layout) -> None:
-        for p in (*_PUBLIC, *_OWN, *_HIDDEN, *_BELIEFS):
+        for p in (*_PUBLIC, *_OWN, *_HIDDEN, *_BELIEFS, *_PLAYER_BELIEFS):
             setattr(self, p.name, layout.offsets.get(p.name))
         names = [p.name for p in layout.pieces]
         # rows, discards and accused are filled in one stroke; face_up_adler follows chip_colours
@@ -276,8 +293,10 @@ class Encoder:
         mv[o.supply + 2] = black / MAX_CHIPS_PER_COLOUR
         return out, mv
 
-    def observation(self, view: PlayerView) -> np.ndarray:
-        """The observation vector of ``view.seat`` (float32)."""
+    def observation(self, view: PlayerView, reader=None) -> np.ndarray:
+        """The observation vector of ``view.seat`` (float32). A layout with the players' posterior
+        reads the table with ``reader`` (a ``TableReader`` of the seat, brought up to date here; a
+        fresh one if None: the result is the same, only slower)."""
         o = self.o
         out, mv = self.public(view)
         kind = view.decision_kind
@@ -297,7 +316,7 @@ class Encoder:
                 for c, count in enumerate(view.own_hidden_adler_counts()):
                     mv[o.own_hidden_adler + c] = count / 2
         if o.belief_chief is not None:
-            _fill_beliefs(out, o, view)
+            _fill_beliefs(out, o, view, reader)
         return out
 
 
@@ -330,15 +349,31 @@ def encode_observation(state: GameState, seat: int, layout: Layout = OBSERVATION
     return encoder(layout, state.config).observation(PlayerView(state, seat))
 
 
-def _fill_beliefs(out: np.ndarray, o: _Offsets, view: PlayerView) -> None:
+def _fill_beliefs(out: np.ndarray, o: _Offsets, view: PlayerView, reader=None) -> None:
     from .beliefs import beliefs
 
     b = beliefs(view)
+    n = view.num_players
     out[o.belief_chief : o.belief_chief + N_CATS] = b.chief
     out[o.belief_assistant : o.belief_assistant + N_CATS] = b.assistant
-    n = view.num_players
-    clues = out[o.belief_clues : o.belief_clues + n * N_CLUES].reshape(n, N_CLUES)
-    clues[:] = np.roll(b.clue, -view.seat, axis=0)  # relative seats
+    out[o.belief_clues : o.belief_clues + n * N_CLUES].reshape(n, N_CLUES)[:] = np.roll(b.clue, -view.seat, axis=0)
+    if o.players_chief is None:
+        return
+    if view.own_clue >= 0 and view.phase < SCORING:  # the decisions of this round's suspicion phase
+        from .agents.bayes import BayesParams, expected_chip_values
+        from .agents.bayes_v2 import TableReader
+        from .beliefs import weighted_beliefs
+
+        if reader is None:
+            reader = TableReader(view.seat, BayesParams(), PLAYERS_FOLLOW)
+        b = weighted_beliefs(view, reader.update(view, expected_chip_values(view)))
+    out[o.players_chief : o.players_chief + N_CATS] = b.chief
+    out[o.players_assistant : o.players_assistant + N_CATS] = b.assistant
+    out[o.players_clues : o.players_clues + n * N_CLUES].reshape(n, N_CLUES)[:] = np.roll(b.clue, -view.seat, axis=0)
+
+
+PLAYERS_FOLLOW = 0.8
+"""How often the modelled players follow bayes_v1's rule, in the players' posterior (bayes_v2's default)."""
 
 
 def encode_state(state: GameState) -> np.ndarray:

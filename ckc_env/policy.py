@@ -20,7 +20,7 @@ import numpy as np
 from .agents.base import Agent
 from .engine.actions import N_ACTIONS
 from .engine.view import PlayerView
-from .observation import LAYOUTS, encode_view, layout_by_size
+from .observation import LAYOUTS, encoder, layout_by_size
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
@@ -67,7 +67,7 @@ def layout_of(model, source: str | Path) -> object:
     found = layout_by_size(size) if size is not None else None
     if found is None or getattr(act_space, "n", None) != N_ACTIONS:
         sizes = ", ".join(
-            f"({layout.size},) ({version}{', belief_features=True' if beliefs else ''})"
+            f"({layout.size},) ({version}{f', belief_features={beliefs!r}' if beliefs else ''})"
             for version, layouts in LAYOUTS.items()
             for beliefs, layout in layouts.items()
         )
@@ -96,10 +96,20 @@ class PolicyAgent(Agent):
         self.deterministic = deterministic
         self.model.policy.set_training_mode(False)
 
+    def reset(self, seat: int, config) -> None:
+        super().reset(seat, config)
+        self.reader = None
+        if self.layout.offsets.get("players_chief") is not None:  # reads the table as the game goes
+            from .agents.bayes import BayesParams
+            from .agents.bayes_v2 import TableReader
+            from .observation import PLAYERS_FOLLOW
+
+            self.reader = TableReader(seat, BayesParams(), PLAYERS_FOLLOW)
+
     def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
         vector = observation["observation"]
         if vector.shape[0] != self.layout.size:  # e.g. trained with beliefs, the table plays without
-            vector = encode_view(view, self.layout)  # the seat's own view, in the policy's layout
+            vector = encoder(self.layout, view.config).observation(view, self.reader)  # its own view only
         logits = self.logits(vector)
         legal = observation["action_mask"].astype(bool)
         logits[~legal] = -np.inf

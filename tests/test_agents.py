@@ -399,3 +399,36 @@ def test_bayes_v2_reads_the_others_decisions():
         v2 = np.mean([np.log(p["bayes_v2"] + 1e-9) for _, _, p in records])
         assert v2 > v1 + 0.05, (n, v1, v2)
         assert sum(a["bayes_v2"] != a["bayes_v1"] for _, a, _ in records) > 0
+
+
+def test_what_the_table_reveals_depends_on_the_record_not_on_when_it_was_read():
+    """A TableReader brought up to date at every decision and one reading the whole round at once give
+    bit-identical likelihoods: an observation built from them is a function of the game's state."""
+    from ckc_env.agents.bayes import BayesParams, expected_chip_values
+    from ckc_env.agents.bayes_v2 import TableReader
+
+    checked = 0
+    for n, config in ((3, {}), (4, {"stasi": True}), (5, {"reopen_windows": True})):
+        env = ckc_env.raw_env(num_players=n, **config)
+        env.reset(seed=n)
+        game = env.unwrapped.game
+        players = [make_agent("bayes_v1", seed=s) for s in range(n)]
+        for s in range(n):
+            players[s].reset(s, env.config)
+        readers = [TableReader(s, BayesParams(), 0.8) for s in range(n)]
+        rng = random.Random(n)
+        while not game.game_over:
+            seat = game.current_seat
+            view = PlayerView(game, seat)
+            if view.phase < SCORING:
+                for s in range(n):
+                    observer = PlayerView(game, s)
+                    values = expected_chip_values(observer)
+                    kept = readers[s].update(observer, values)
+                    if rng.random() < 0.2:
+                        fresh = TableReader(s, BayesParams(), 0.8).update(observer, values)
+                        for other in kept:
+                            assert np.array_equal(kept[other], fresh[other])
+                        checked += 1
+            env.step(players[seat].act(view, env.observe_lazily(f"player_{seat}")))
+    assert checked > 50

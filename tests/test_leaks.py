@@ -216,6 +216,8 @@ CASES = [
         (1, {"window_order": "clockwise_from_drawer"}),
         (2, {"stasi": True, "cafe_adler": True}),
         (3, {"window_order": "clockwise_after_drawer"}),
+        (4, {"belief_features": "players"}),
+        (5, {"belief_features": True, "stasi": True}),
     ]
 ] + [
     pytest.param(n, mode, seed, cfg, id=f"n{n}-{mode}-{seed}")
@@ -225,6 +227,7 @@ CASES = [
         (10, {}),
         (11, {"stasi": True}),
         (12, {"cafe_adler": True, "window_order": "clockwise_from_drawer"}),
+        (13, {"belief_features": "players", "stasi": True}),
     ]
 ]
 
@@ -276,8 +279,8 @@ PLANTS: dict[str, Callable] = {
 def test_the_leak_check_catches_planted_leaks(plant, monkeypatch):
     original = Encoder.observation
 
-    def leaky(self, view):
-        out = original(self, view)
+    def leaky(self, view, reader=None):
+        out = original(self, view, reader)
         out[-1] = PLANTS[plant](view._state)  # adler_decision's last entry: 0 unless deciding about a black chip
         return out
 

@@ -131,6 +131,17 @@ def test_seed_test(cfg):
     seed_test(lambda: ckc_env.env(**cfg), num_cycles=500)
 
 
+@pytest.mark.parametrize("features", [True, "players"])
+@pytest.mark.parametrize("n", [3, 5])
+def test_api_and_seed_tests_with_belief_features(features, n):
+    cfg = {"num_players": n, "stasi": True, "belief_features": features}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(ckc_env.env(**cfg), num_cycles=300)
+    assert _unexpected(caught) == []
+    seed_test(lambda: ckc_env.env(**cfg), num_cycles=200)
+
+
 @pytest.mark.parametrize("cfg", CONFIG_PARAMS)
 def test_render_test(cfg, capsys):
     def ansi_shows_the_table(text):

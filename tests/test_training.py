@@ -38,7 +38,7 @@ def test_every_config_file_loads(path):
         ({"opponents": ["bayes_v1", "robot", "random", "random"]}, ["opponents[1]", "bayes_v1"]),
         ({"opponents": ["random", "random"]}, ["opponents", "list of 4"]),
         ({"reward": "score"}, ["reward", "'points', 'win' or 'margin'"]),
-        ({"belief_features": "yes"}, ["belief_features", "true or false"]),
+        ({"belief_features": "yes"}, ["belief_features", "true, false or 'players'"]),
         ({"learner_seat": 9}, ["learner_seat", "0 to 4"]),
         ({"eval": {"every": 0}}, ["eval.every", ">= 1"]),
         ({"eval": {"tables": {}}}, ["eval.tables", "opponents"]),

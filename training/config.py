@@ -9,7 +9,8 @@ total_timesteps: 200_000     # learner decisions (PyYAML reads 1e6 as a string: 
 n_envs: 1                    # parallel environments (subprocesses when > 1)
 game: {num_players: 5}       # any GameConfig option (configs/rules/*.yaml keys)
 reward: points               # points | win | margin (own points minus the others' mean)
-belief_features: true        # append the exact beliefs to the observation
+belief_features: true        # append the exact beliefs to the observation; "players": also the posterior
+                             # that reads the other players' decisions (ckc_env.agents.bayes_v2)
 learner_seat: random         # random | 0..n-1
 opponents: [bayes_v1, bayes_v1, bayes_v1, bayes_v1]   # names, checkpoint paths, or "self"
 self_play: {snapshot_every: 50_000, keep: 5}          # frozen snapshots for "self" opponents
@@ -122,7 +123,7 @@ class TrainConfig:
     n_envs: int = 1
     game: dict[str, Any] = field(default_factory=dict)
     reward: str = "points"
-    belief_features: bool = True
+    belief_features: bool | str = True
     learner_seat: int | str = "random"
     opponents: list[Any] = field(default_factory=lambda: ["bayes_v1"])
     self_play: SelfPlay = field(default_factory=SelfPlay)
@@ -169,9 +170,10 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             _fail("reward", data["reward"], "'points', 'win' or 'margin'")
         kwargs["reward"] = data["reward"]
     if "belief_features" in data:
-        if not isinstance(data["belief_features"], bool):
-            _fail("belief_features", data["belief_features"], "true or false")
-        kwargs["belief_features"] = data["belief_features"]
+        value = data["belief_features"]
+        if not (isinstance(value, bool) or value == "players"):
+            _fail("belief_features", value, "true, false or 'players'")
+        kwargs["belief_features"] = value
     if "learner_seat" in data:
         seat = data["learner_seat"]
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):

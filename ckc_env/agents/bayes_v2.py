@@ -19,6 +19,7 @@ values of the chips that player holds, which are hidden).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -83,7 +84,14 @@ class TableReader:
     likelihood per other seat and clue, under the model that each plays bayes_v1 with ``params``,
     following its rule with probability ``follow`` and otherwise taking a uniformly random legal
     action. Call :meth:`update` with the seat's view whenever it is to be used; it reads only what
-    happened since the last call."""
+    happened since the last call.
+
+    The result depends on the round's public record alone, not on when it was read: each decision
+    is judged on the table as it lay then (the clues a seat may have held then, the targets, who had
+    accused), and the factors are combined by an exactly rounded sum of logarithms, whose result
+    does not depend on their order. So an observation built from it is a function of the game's
+    state, as observations must be.
+    """
 
     def __init__(self, seat: int, params: BayesParams, follow: float) -> None:
         self.seat = seat
@@ -92,12 +100,14 @@ class TableReader:
         self.round = -1
 
     def update(self, view: PlayerView, values: tuple[float, float, float]) -> dict[int, np.ndarray]:
-        """The per-seat clue likelihoods (normalised, for ``weighted_beliefs``), brought up to date;
-        ``values`` are the chip values the modelled players are taken to expect."""
+        """The per-seat clue likelihoods (scaled so the largest is 1), brought up to date; ``values``
+        are the chip values the modelled players are taken to expect (fixed within a round's
+        accusations: chips move only at scoring)."""
         self.values = values
+        n = view.num_players
         if view.round_index != self.round:
             self.round = view.round_index
-            self.likelihood = {s: np.ones(N_CLUES) for s in range(view.num_players) if s != self.seat}
+            self.log_factors = {s: [[] for _ in range(N_CLUES)] for s in range(n) if s != self.seat}
             self.windows_read = 0
             self.accusations_read = 0
         drawn = len(view.card_order)
@@ -111,7 +121,12 @@ class TableReader:
         for position in range(self.accusations_read, len(accusations)):
             self._read_accusation(view, position)
         self.accusations_read = len(accusations)
-        return self.likelihood
+        likelihood = {}
+        for seat, factors in self.log_factors.items():
+            logs = np.array([math.fsum(f) for f in factors])
+            likelihood[seat] = np.exp(logs - logs.max())
+        self.likelihood = likelihood
+        return likelihood
 
     def _read_passes(self, view: PlayerView, k: int) -> None:
         """Every player asked in the window after card k who did not accuse in it passed."""
@@ -146,20 +161,18 @@ class TableReader:
             accused[s] = c
             taken |= 1 << c
         # On the last card an accusation may have been forced (the deck was empty): judged as forced.
-        forced = view.deck_size == 0 and k == len(view.card_order)
+        forced = k == len(view.card_order) and view.deck_size == 0
         self._weigh(view, seat, table, table.row_cats & ~taken, accused, ACCUSE + cat, forced)
 
     def _weigh(self, view: PlayerView, seat: int, table: _Table, targets: int, accused, action, forced) -> None:
-        """Multiply the seat's clue likelihood by how likely ``action`` was under each clue it may hold."""
-        likelihood = self.likelihood[seat]
+        """Add the log-likelihood of ``action`` under each clue the seat may have held then."""
+        factors = self.log_factors[seat]
         exposed = view.exposed_clues
         known = {*exposed.values(), *table.public_clues}
         free = ((1 << N_FEATURES) - 1) & ~sum(1 << (c >> 1) for c in known)
         legal = (0 if forced else 1) + targets.bit_count()
         follow = self.follow
-        for clue in _bits(candidate_clues(view.rows[seat], view.discards[seat], free)):
-            if not likelihood[clue]:
-                continue
+        for clue in _bits(candidate_clues(table.rows[seat], table.discards[seat], free)):
             past = _PastView(
                 view.num_players, seat, clue, clue >> 1, dict(exposed), table.public_clues, table.rows,
                 table.discards, targets, accused, view.config, view.round_index,
@@ -168,10 +181,7 @@ class TableReader:
                 predicted = decide(self.params, past, beliefs(past), forced, self.values)
             except ValueError:  # the seat could not have held this clue: its table would be inconsistent
                 predicted = -1
-            likelihood[clue] *= follow * (predicted == action) + (1 - follow) / legal
-        total = likelihood.sum()
-        if total > 0:
-            likelihood /= total  # only the ratios matter: keep the numbers in range
+            factors[clue].append(math.log(follow * (predicted == action) + (1 - follow) / legal))
 
 
 @dataclass
