@@ -1,8 +1,13 @@
-"""Play seeded games between uniformly random legal agents and show them.
+"""Play seeded games and show them: uniformly random legal players by default, or any lineup of
+player specs (scripted agents, trained checkpoints: ``ckc_env.specs``).
 
-python -m ckc_env.play --players 5 --seed 0             # one game, round summaries
-python -m ckc_env.play --players 4 --rules stasi --render
-python -m ckc_env.play --games 200 --seed 1              # many games, totals only
+ckc-play --players 5 --seed 0                                   # one game, round summaries
+ckc-play --players 4 --rules stasi --render
+ckc-play --games 200 --seed 1                                   # many games, totals only
+ckc-play --lineup checkpoints/ppo_5p_distilled bayes_v1 bayes_v1 eager random --seed 3
+
+(``ckc-play`` is ``python -m ckc_env.play``.) A stable-baselines3 ``.zip`` in the lineup loads
+only with ``--trust-checkpoint`` (its loading unpickles); safe agent files need no trust.
 """
 
 from __future__ import annotations
@@ -12,28 +17,31 @@ from typing import Any
 
 import numpy as np
 
-from . import configs
+from . import configs, specs
+from .agents import Agent
 from .checkpoint_charlie import raw_env
 from .config import GameConfig
 from .engine.cards import cat_name, clue_name
+from .engine.view import PlayerView
 from .seeding import derive_seed
 
 
-def play_game(aec: raw_env, seed: int, rng: np.random.Generator, render: bool = False) -> list[dict]:
-    """Play one game with uniformly random legal actions; returns the round summaries."""
+def play_game(aec: raw_env, seed: int, agents: list[Agent], render: bool = False) -> list[dict]:
+    """Play one game with ``agents[s]`` at seat s; returns the round summaries."""
     aec.reset(seed=seed)
-    summaries = []
-    for agent in aec.agent_iter():
-        obs, _, terminated, truncated, info = aec.last()
-        if "round_summary" in info and agent == "player_0":
-            summaries.append(info["round_summary"])
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, aec.config)
+    views = [PlayerView(aec.game, seat) for seat in range(len(agents))]
+    for name in aec.agent_iter():
+        obs, _, terminated, truncated, _ = aec.last()
         if terminated or truncated:
             aec.step(None)
             continue
         if render:
             print(aec.render(), end="\n\n")
-        aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    return aec.unwrapped.game.summaries
+        seat = aec.possible_agents.index(name)
+        aec.step(agents[seat].act(views[seat], obs))
+    return aec.game.summaries
 
 
 def describe_round(summary: dict[str, Any]) -> str:
@@ -70,7 +78,13 @@ def describe_round(summary: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--players", type=int, default=5, choices=(3, 4, 5))
+    parser.add_argument("--players", type=int, default=5, choices=(3, 4, 5), help="seats of random players")
+    parser.add_argument("--lineup", nargs="+", metavar="PLAYER", help="3 to 5 player specs, one per seat")
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="let stable-baselines3 .zip players load: loading a zip unpickles it, which can run code",
+    )
     parser.add_argument("--rules", default=None, help="a rules preset (base, stasi, adler, both) or a YAML file")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--games", type=int, default=1)
@@ -78,18 +92,31 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.games <= 0:
         parser.error(f"--games must be a positive number of games, got {args.games}")
+    lineup = [specs.from_text(p) for p in args.lineup] if args.lineup else ["random"] * args.players
+    try:
+        if not 3 <= len(lineup) <= 5:
+            raise ValueError(f"--lineup takes 3 to 5 players, got {len(lineup)}")
+        for spec in lineup:
+            specs.validate(spec, trust_checkpoint=args.trust_checkpoint)
+    except ValueError as exc:
+        parser.error(str(exc))
+    args.players = len(lineup)
     config = (
         GameConfig.from_yaml(configs.preset("rules", args.rules), num_players=args.players)
         if args.rules
         else GameConfig(num_players=args.players)
     )
     aec = raw_env(render_mode="ansi", **config.to_dict())
-    rng = np.random.default_rng(args.seed)
     wins = np.zeros(args.players)
     totals = np.zeros(args.players)
     rounds = 0
     for game_index in range(args.games):
-        summaries = play_game(aec, seed=derive_seed(args.seed, "game", game_index), rng=rng, render=args.render)
+        agents = [
+            specs.build(spec, derive_seed(args.seed, "agent", game_index, seat), trust_checkpoint=args.trust_checkpoint)
+            for seat, spec in enumerate(lineup)
+        ]
+        seed = derive_seed(args.seed, "game", game_index)
+        summaries = play_game(aec, seed, agents, render=args.render)
         final = summaries[-1]
         rounds += len(summaries)
         for seat in final["winners"]:
@@ -98,10 +125,11 @@ def main(argv: list[str] | None = None) -> None:
         if args.games == 1:
             print("\n\n".join(describe_round(s) for s in summaries))
     if args.games > 1:
-        print(f"{args.games} games of random players, {rounds / args.games:.2f} rounds per game")
+        print(f"{args.games} games, {rounds / args.games:.2f} rounds per game")
         for seat in range(args.players):
             print(
-                f"  player_{seat}: win share {wins[seat] / args.games:.3f}, mean points {totals[seat] / args.games:.2f}"
+                f"  player_{seat} ({specs.label(lineup[seat])}): win share {wins[seat] / args.games:.3f}, "
+                f"mean points {totals[seat] / args.games:.2f}"
             )
 
 

@@ -15,8 +15,9 @@ objects, as in :mod:`ckc_env.tournament`). The learner sees its own observation 
 
 Arguments: ``opponents`` (one spec, alone or in a list, for every other seat, or a list of n-1
 specs in seat order after the learner), ``learner_seat`` (``"random"`` or a seat), ``belief_features``, ``reward``,
-``illegal_penalty``, ``render_mode`` (``"ansi"``, ``"human"``), and any game option of
-:class:`~ckc_env.config.GameConfig`.
+``illegal_penalty``, ``render_mode`` (``"ansi"``, ``"human"``), ``trust_checkpoint`` (let
+stable-baselines3 ``.zip`` opponents load: their loading unpickles; safe agent files need no
+trust), and any game option of :class:`~ckc_env.config.GameConfig`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         reward: str = "points",
         illegal_penalty: float = -1.0,
         render_mode: str | None = None,
+        trust_checkpoint: bool = False,
         **rules: Any,
     ) -> None:
         if reward not in ("points", "win", "margin"):
@@ -62,12 +64,13 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         opponents = specs.for_seats(opponents, n - 1)
         for spec in opponents:
             if not isinstance(spec, Agent):
-                specs.validate(spec)
+                specs.validate(spec, trust_checkpoint=trust_checkpoint)
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n
         ):
             raise ValueError(f"invalid learner_seat={learner_seat!r}: accepted values are 'random' or 0 to {n - 1}")
         self.opponent_specs = opponents
+        self.trust_checkpoint = trust_checkpoint
         self.learner_seat_option = learner_seat
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
@@ -94,7 +97,10 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         others = [(self.seat + k) % n for k in range(1, n)]
         for k, seat in enumerate(others):
             spec = self.opponent_specs[k]
-            agent = spec if isinstance(spec, Agent) else specs.build(spec, seed=derive_seed(episode, "agent", seat))
+            if isinstance(spec, Agent):
+                agent = spec
+            else:
+                agent = specs.build(spec, derive_seed(episode, "agent", seat), trust_checkpoint=self.trust_checkpoint)
             agent.reset(seat, self.aec.config)
             self._opponents[seat] = agent
         self._pending = self._play_others()

@@ -5,10 +5,14 @@ the command line.
 |---|---|---|
 | a registered name | ``"bayes_v1"`` | the scripted player of :data:`ckc_env.agents.REGISTRY` |
 | a name with parameters | ``{"name": "bayes_v1", "sure": 0.7}``, on the command line ``bayes_v1:sure=0.7`` | the same, with constructor parameters |
-| a checkpoint | ``"checkpoints/ppo_5p_distilled"``, ``"model.zip"`` | a trained policy (:class:`ckc_env.policy.PolicyAgent`) |
+| a checkpoint | ``"checkpoints/ppo_5p_distilled"``, ``"agent.json"``, ``"agent.safetensors"`` | a trained policy (:class:`ckc_env.policy.PolicyAgent`) |
+| a pickle checkpoint, trusted | ``"model.zip"`` with ``trust_checkpoint=True`` | the same, loaded by stable-baselines3 |
 | ``"self"`` | ``"self"`` | in training only: frozen snapshots of the learner |
 
 Specs, not agent objects, cross process boundaries: every worker builds its own players from them.
+Checking a spec never runs a file's content: a safe agent is checked from its card and the
+safetensors header, and a ``.zip`` (whose loading unpickles) is refused unless trusted
+(:mod:`ckc_env.agent_file`).
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ def parse(spec: PlayerSpec, allow_self: bool = False) -> Spec:
         return Spec(name, "self", params)
     if name in REGISTRY:
         return Spec(name, "agent", params)
-    if name.endswith(".zip") or os.path.isdir(name) or os.path.isfile(name):
+    if name.endswith((".zip", ".json", ".safetensors")) or os.path.isdir(name) or os.path.isfile(name):
         return Spec(name, "checkpoint", params)
     also = ", 'self'" if allow_self else ""
     raise ValueError(
@@ -59,8 +63,9 @@ def parse(spec: PlayerSpec, allow_self: bool = False) -> Spec:
     )
 
 
-def validate(spec: PlayerSpec, allow_self: bool = False) -> Spec:
-    """Fail early, with the accepted values: an agent is built once, a checkpoint is checked."""
+def validate(spec: PlayerSpec, allow_self: bool = False, trust_checkpoint: bool = False) -> Spec:
+    """Fail early, with the accepted values: an agent is built once, a checkpoint is checked
+    (a zip only with ``trust_checkpoint``)."""
     parsed = parse(spec, allow_self)
     if parsed.kind == "agent":
         try:
@@ -70,18 +75,31 @@ def validate(spec: PlayerSpec, allow_self: bool = False) -> Spec:
     elif parsed.kind == "checkpoint":
         from .policy import check_checkpoint
 
-        check_checkpoint(parsed.name)
+        unknown = sorted(set(parsed.params) - {"deterministic"})
+        if unknown:
+            raise ValueError(f"checkpoint {parsed.name!r} takes the parameter deterministic, not {unknown}")
+        check_checkpoint(parsed.name, trust_checkpoint)
     return parsed
 
 
-def build(spec: PlayerSpec, seed: int) -> Agent:
+def build(spec: PlayerSpec, seed: int, trust_checkpoint: bool = False) -> Agent:
     """The player a spec names, seeded (``"self"`` is resolved by the training code, not here)."""
     parsed = parse(spec)
     if parsed.kind == "agent":
         return make_agent(parsed.name, seed=seed, **parsed.params)
     from .policy import PolicyAgent
 
-    return PolicyAgent(parsed.name, seed=seed, **parsed.params)
+    return PolicyAgent(parsed.name, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
+
+
+def is_safe(spec: PlayerSpec) -> bool:
+    """Whether building the player runs nothing but this package: an agent name or a safe agent file."""
+    parsed = parse(spec, allow_self=True)
+    if parsed.kind != "checkpoint":
+        return True
+    from .policy import is_safe
+
+    return is_safe(parsed.name)
 
 
 def label(spec: PlayerSpec) -> str:

@@ -5,7 +5,8 @@
     print(result.table())
 
 Players are named by specs (:mod:`ckc_env.specs`: a registered agent name, a name with
-parameters, or a checkpoint path); every worker builds its own players from them.
+parameters, or a checkpoint path); every worker builds its own players from them. A
+stable-baselines3 ``.zip`` plays only with ``trust_checkpoint=True`` (its loading unpickles).
 
 Seats rotate: game g seats lineup player i at seat (i + g) mod n, so with a number of games that
 is a multiple of n every player sits everywhere equally often (the game count is rounded up to
@@ -75,13 +76,16 @@ def play_game(env: raw_env, agents: Sequence[Agent], seed: int) -> dict[str, Any
 
 
 def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
-    lineup, config, seed, game_ids = args
+    lineup, config, seed, game_ids, trust = args
     n = len(lineup)
     env = raw_env(**config)
     out = []
     for g in game_ids:
         seating = [(i - g) % n for i in range(n)]  # seating[s] = lineup index at seat s
-        agents = [specs.build(lineup[i], seed=derive_seed(seed, "agent", g, s)) for s, i in enumerate(seating)]
+        agents = [
+            specs.build(lineup[i], seed=derive_seed(seed, "agent", g, s), trust_checkpoint=trust)
+            for s, i in enumerate(seating)
+        ]
         out.append((g, {**play_game(env, agents, derive_seed(seed, "game", g)), "seating": seating}))
     return out
 
@@ -166,8 +170,10 @@ def run_tournament(
     config: dict[str, Any] | None = None,
     workers: int | None = None,
     progress: bool = False,
+    trust_checkpoint: bool = False,
 ) -> TournamentResult:
-    """Play ``games`` seeded games (rounded up to a multiple of the seat count) with seats rotated."""
+    """Play ``games`` seeded games (rounded up to a multiple of the seat count) with seats rotated;
+    ``trust_checkpoint`` lets stable-baselines3 zips in the lineup load (they unpickle)."""
     lineup = list(lineup)
     n = len(lineup)
     config = dict(config or {})
@@ -177,11 +183,14 @@ def run_tournament(
     GameConfig.from_dict(config)  # fail early with the accepted values (3..5 players etc.)
     games = _positive_games(games)
     for spec in lineup:
-        specs.validate(spec)
+        specs.validate(spec, trust_checkpoint=trust_checkpoint)
     games = -(-games // n) * n
     workers = max(1, min(workers or os.cpu_count() or 1, games))
     chunk = max(1, min(50, games // (workers * 4) or 1))
-    jobs = [(lineup, config, seed, range(start, min(start + chunk, games))) for start in range(0, games, chunk)]
+    jobs = [
+        (lineup, config, seed, range(start, min(start + chunk, games)), trust_checkpoint)
+        for start in range(0, games, chunk)
+    ]
     results: list[tuple[int, dict[str, Any]]] = []
     bar = _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup))
     if workers == 1:
@@ -190,8 +199,8 @@ def run_tournament(
             results += part
             bar(len(part))
     else:
-        # Checkpoints load torch, whose thread pools do not survive a fork: spawn fresh workers then.
-        spawn = any(specs.parse(spec).kind == "checkpoint" for spec in lineup)
+        # A zip loads torch, whose thread pools do not survive a fork: spawn fresh workers then.
+        spawn = not all(specs.is_safe(spec) for spec in lineup)
         context = multiprocessing.get_context("spawn") if spawn else None
         with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_one_thread) as pool:
             for part in pool.map(_play_chunk, jobs):
@@ -301,6 +310,7 @@ def round_robin(
     config: dict[str, Any] | None = None,
     workers: int | None = None,
     progress: bool = False,
+    trust_checkpoint: bool = False,
 ) -> RoundRobinResult:
     """Every table of ``num_players`` distinct players from the list, ``games`` games in all.
 
@@ -315,12 +325,18 @@ def round_robin(
         raise ValueError(f"a {num_players}-player round robin needs at least {num_players} players, got {len(players)}")
     games = _positive_games(games)
     for spec in players:  # before any table is played
-        specs.validate(spec)
+        specs.validate(spec, trust_checkpoint=trust_checkpoint)
     tables = list(combinations(players, num_players))
     per_table = -(-games // len(tables))
     results = [
         run_tournament(
-            table, per_table, seed=derive_seed(seed, "table", t), config=config, workers=workers, progress=progress
+            table,
+            per_table,
+            seed=derive_seed(seed, "table", t),
+            config=config,
+            workers=workers,
+            progress=progress,
+            trust_checkpoint=trust_checkpoint,
         )
         for t, table in enumerate(tables)
     ]

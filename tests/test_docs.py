@@ -7,6 +7,7 @@ import pytest
 
 import ckc_env
 from ckc_env import GameConfig
+from ckc_env.agent_file import read_card
 from ckc_env.env_card import env_card
 from ckc_env.observation import OBSERVATION, STATE
 
@@ -96,6 +97,7 @@ def test_the_checkpoints_the_readme_names_are_shipped():
     assert named
     for name in named:
         folder = ROOT / "checkpoints" / name
-        assert (folder / "best_model.zip").is_file() or (folder / "final_model.zip").is_file(), name
+        assert (folder / "best_model.json").is_file() or (folder / "final_model.json").is_file(), name
+        read_card(folder)  # the safe agent file the folder plays as: card and weights agree
         for record in ("config.yaml", "command.txt", "evaluations.json"):
             assert (folder / record).is_file(), f"{name}/{record}"

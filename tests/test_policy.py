@@ -4,8 +4,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-sb3_contrib = pytest.importorskip("sb3_contrib", reason="checkpoints need the train extra")
+sb3_contrib = pytest.importorskip("sb3_contrib", reason="making checkpoints needs the train extra")
 
+from ckc_env.agent_file import save_sb3  # noqa: E402
 from ckc_env.observation import (  # noqa: E402
     OBSERVATION,
     OBSERVATION_V0,
@@ -33,11 +34,17 @@ class _Stub(gym.Env):
         return np.ones(self.action_space.n, bool)
 
 
-def save_untrained(tmp_path, size: int, actions: int = 40, name: str = "model.zip"):
-    model = sb3_contrib.MaskablePPO("MlpPolicy", _Stub(size, actions), n_steps=8, batch_size=8, seed=0, device="cpu")
-    path = tmp_path / name
-    model.save(path)
-    return path
+def untrained(size: int, actions: int = 40, seed: int = 0, **policy_kwargs):
+    return sb3_contrib.MaskablePPO(
+        "MlpPolicy", _Stub(size, actions), n_steps=8, batch_size=8, seed=seed, device="cpu", policy_kwargs=policy_kwargs
+    )
+
+
+def save_untrained(tmp_path, size: int, actions: int = 40, name: str = "model", seed: int = 0):
+    """An untrained model as SB3's zip and as the safe agent file; returns the card's path."""
+    model = untrained(size, actions, seed)
+    model.save(tmp_path / f"{name}.zip")
+    return save_sb3(model, tmp_path / name, players=[3, 4, 5])
 
 
 @pytest.mark.parametrize(
@@ -46,71 +53,84 @@ def save_untrained(tmp_path, size: int, actions: int = 40, name: str = "model.zi
     ids=["plain", "beliefs", "v0-plain", "v0-beliefs"],
 )
 def test_a_checkpoint_plays_every_seat_count(tmp_path, layout):
-    path = save_untrained(tmp_path, layout.size)
-    agent = PolicyAgent(path)
-    assert agent.layout is layout
+    card = save_untrained(tmp_path, layout.size)
+    for path in (card, card.with_suffix(".safetensors"), tmp_path / "model.zip"):
+        assert PolicyAgent(path, trust_checkpoint=path.suffix == ".zip").layout is layout
     for n in (3, 4, 5):
-        result = run_tournament([str(path)] + ["random"] * (n - 1), games=n, seed=1, workers=1)
+        result = run_tournament([str(card)] + ["random"] * (n - 1), games=n, seed=1, workers=1)
         assert result.games == n
         assert abs(sum(s["win"].mean for s in result.stats()) - 1.0) < 1e-9  # every game has winners
 
 
-def test_a_run_folder_resolves_to_its_best_model(tmp_path):
-    save_untrained(tmp_path, OBSERVATION.size, name="final_model.zip")
-    assert resolve_checkpoint(tmp_path).name == "final_model.zip"
-    save_untrained(tmp_path, OBSERVATION.size, name="best_model.zip")
-    assert resolve_checkpoint(tmp_path).name == "best_model.zip"
+def test_a_run_folder_plays_its_safe_best_model(tmp_path):
+    untrained(OBSERVATION.size).save(tmp_path / "final_model.zip")
+    assert resolve_checkpoint(tmp_path).name == "final_model.zip"  # an old run folder: the zip, with trust
+    save_untrained(tmp_path, OBSERVATION.size, name="best_model")
+    assert resolve_checkpoint(tmp_path).name == "best_model.json"  # the safe file before any zip
+    (tmp_path / "best_model.json").unlink()
+    save_untrained(tmp_path, OBSERVATION.size, name="final_model")
+    assert resolve_checkpoint(tmp_path).name == "final_model.json"
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(ValueError, match=r"neither best_model\.zip nor final_model\.zip"):
+    with pytest.raises(ValueError, match=r"run folder .* holds no model: best_model\.json"):
         resolve_checkpoint(empty)
 
 
-def test_a_checkpoint_for_another_layout_is_refused_with_both_sizes(tmp_path):
-    wrong = save_untrained(tmp_path, 100)
+def test_a_zip_for_another_layout_is_refused_with_every_size(tmp_path):
+    wrong = tmp_path / "wrong.zip"
+    untrained(100).save(wrong)
     sizes = r"\(731,\) \(v0\), \(845,\) \(v0, belief_features=True\), \(736,\) \(v1\), \(850,\)"
     with pytest.raises(ValueError, match=sizes):
-        PolicyAgent(wrong)
+        PolicyAgent(wrong, trust_checkpoint=True)
     with pytest.raises(ValueError, match=sizes):
-        run_tournament([str(wrong), "random", "random"], games=3, workers=1)
-    wrong_actions = save_untrained(tmp_path, OBSERVATION.size, actions=12, name="actions.zip")
+        run_tournament([str(wrong), "random", "random"], games=3, workers=1, trust_checkpoint=True)
+    wrong_actions = tmp_path / "actions.zip"
+    untrained(OBSERVATION.size, actions=12).save(wrong_actions)
     with pytest.raises(ValueError, match=r"Discrete\(40\)"):
-        PolicyAgent(wrong_actions)
+        PolicyAgent(wrong_actions, trust_checkpoint=True)
+    with pytest.raises(ValueError, match=r"not a checkpoint_charlie policy .* 40 actions"):
+        save_sb3(untrained(OBSERVATION.size, actions=12), tmp_path / "actions", players=[5])
 
 
 def test_missing_and_broken_checkpoints(tmp_path):
     with pytest.raises(ValueError, match="no checkpoint at"):
         PolicyAgent(tmp_path / "nope.zip")
+    with pytest.raises(ValueError, match="no checkpoint at"):
+        PolicyAgent(tmp_path / "nope.json")
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="not a MaskablePPO checkpoint"):
-        PolicyAgent(broken)
+        PolicyAgent(broken, trust_checkpoint=True)
+    other = tmp_path / "model.pt"
+    other.write_bytes(b"anything")
+    with pytest.raises(ValueError, match=r"model\.pt is not an agent file: give an agent card \(\.json\)"):
+        PolicyAgent(other, trust_checkpoint=True)
 
 
 def test_a_rewritten_checkpoint_is_loaded_again(tmp_path):
-    """Training rewrites latest_model.zip before every evaluation: a cached old model must not play."""
-    path = save_untrained(tmp_path, OBSERVATION.size)
-    first = PolicyAgent(path).model
-    assert PolicyAgent(path).model is first  # cached while the file is unchanged
-    model = sb3_contrib.MaskablePPO("MlpPolicy", _Stub(OBSERVATION.size), n_steps=8, batch_size=8, seed=1, device="cpu")
-    model.save(path)
-    assert PolicyAgent(path).model is not first
+    """Training rewrites latest_model before every evaluation: a cached old network must not play."""
+    card = save_untrained(tmp_path, OBSERVATION.size)
+    first = PolicyAgent(card).network
+    assert PolicyAgent(card).network is first  # cached while the file is unchanged
+    save_untrained(tmp_path, OBSERVATION.size, seed=1)
+    assert PolicyAgent(card).network is not first
 
 
-def test_the_direct_forward_pass_matches_sb3_predict(tmp_path):
-    """PolicyAgent calls the network itself (for speed): its choices must be MaskablePPO's own,
-    deterministic ones exactly, sampled ones legal and reproducible from the agent's seed."""
+def test_the_numpy_policy_plays_as_sb3_predict(tmp_path):
+    """PolicyAgent plays the safe file in NumPy: its choices must be MaskablePPO's own deterministic
+    ones, sampled ones legal and reproducible from the agent's seed."""
     from ckc_env.single_agent import CheckpointCharlieSingleAgent
 
-    path = save_untrained(tmp_path, OBSERVATION_WITH_BELIEFS.size)
+    model = untrained(OBSERVATION_WITH_BELIEFS.size)
+    card = save_sb3(model, tmp_path / "model", players=[4])
     env = CheckpointCharlieSingleAgent(opponents="bayes_v1", num_players=4, belief_features=True)
-    greedy = PolicyAgent(path)
-    sampled = [PolicyAgent(path, seed=7, deterministic=False) for _ in range(2)]
+    greedy = PolicyAgent(card)
+    sampled = [PolicyAgent(card, seed=7, deterministic=False) for _ in range(2)]
     obs, _ = env.reset(seed=3)
     for _ in range(300):
         mask = env.action_masks()
         observation = {"observation": obs, "action_mask": mask.astype(np.int8)}
-        expected, _ = greedy.model.predict(obs, action_masks=mask, deterministic=True)
+        expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
         assert greedy.act(None, observation) == int(expected)
         draws = [agent.act(None, observation) for agent in sampled]
         assert draws[0] == draws[1] and mask[draws[0]]

@@ -73,7 +73,7 @@ def test_seats_rotate_and_results_follow_the_players(seat_reporting_games, lineu
 
 def test_seating_in_real_games():
     """The private chunk player reports the seating it used: each lineup index sits everywhere."""
-    chunk = tournament._play_chunk((FAST, {"num_players": 3}, 0, range(6)))
+    chunk = tournament._play_chunk((FAST, {"num_players": 3}, 0, range(6), False))
     assert [g for g, _ in chunk] == list(range(6))
     for g, record in chunk:
         assert record["seating"] == [(s - g) % 3 for s in range(3)]
@@ -268,13 +268,13 @@ def test_cli_defaults_use_all_cores_and_a_progress_bar(tmp_path, capsys, monkeyp
     seen = {}
     real = tournament.run_tournament
 
-    def spy(lineup, games, seed, config, workers, progress):
-        seen.update(workers=workers, progress=progress)
+    def spy(lineup, games, seed, config, workers, progress, trust_checkpoint=False):
+        seen.update(workers=workers, progress=progress, trust_checkpoint=trust_checkpoint)
         return real(lineup, games, seed, config, 1, progress)
 
     monkeypatch.setattr(evaluate, "run_tournament", spy)
     evaluate.main(["--lineup", *FAST, "--games", "3"])
-    assert seen == {"workers": None, "progress": True}  # None: all cores
+    assert seen == {"workers": None, "progress": True, "trust_checkpoint": False}  # None: all cores
     assert "3/3" in capsys.readouterr().err
 
 

@@ -81,11 +81,18 @@ def test_a_training_smoke_run_writes_a_run_folder_the_evaluator_plays(tmp_path, 
     config = tmp_path / "smoke.yaml"
     config.write_text(SMOKE)
     run = train.main([str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"])
-    for name in ("config.yaml", "command.txt", "best_model.zip", "final_model.zip", "evaluations.json", "summary.json"):
+    for name in ("config.yaml", "command.txt", "evaluations.json", "summary.json"):
         assert (run / name).is_file(), name
-    assert list((run / "snapshots").glob("snapshot_*.zip"))
+    for model in ("best_model", "final_model"):  # SB3's zip to resume from, the safe agent file to play
+        for suffix in (".zip", ".json", ".safetensors"):
+            assert (run / f"{model}{suffix}").is_file(), model + suffix
+    assert list((run / "snapshots").glob("snapshot_*.safetensors"))
+    assert not list((run / "snapshots").glob("*.zip"))  # snapshots are only played: safe files alone
     history = json.loads((run / "evaluations.json").read_text())
     assert [h["timesteps"] for h in history] == [256, 512]
+    card = json.loads((run / "final_model.json").read_text())
+    assert card["players"] == [4] and card["training"]["seed"] == 3 and card["training"]["timesteps"] == 512
+    assert card["evaluation"]["results"] == history[-1]["results"]
     assert set(history[0]["results"]) == {"vs_random", "vs_bayes"}
     assert load_config(run / "config.yaml") == load_config(config)  # the resolved config reloads
     # The evaluator plays the run folder in 3, 4 and 5-player games (one layout fits every count).
@@ -93,6 +100,7 @@ def test_a_training_smoke_run_writes_a_run_folder_the_evaluator_plays(tmp_path, 
         evaluate.main(["--lineup", str(run), *["random"] * (n - 1), "--games", str(n), "--no-progress"])
     assert str(run) in capsys.readouterr().out
     # Resuming continues to a larger total and appends to the history.
+    assert restored_and_loaded(run / "final_model.zip", load_config(run / "config.yaml")) == 512
     train.main(["--resume", str(run), "--total-timesteps", "640", "--no-progress"])
     history = json.loads((run / "evaluations.json").read_text())
     assert history[-1]["timesteps"] == 640
@@ -100,6 +108,31 @@ def test_a_training_smoke_run_writes_a_run_folder_the_evaluator_plays(tmp_path, 
     elapsed = [h["elapsed_seconds"] for h in history]
     assert elapsed == sorted(elapsed) and elapsed[0] > 0
     assert json.loads((run / "summary.json").read_text())["wall_clock_seconds"] >= elapsed[-1]
+
+
+def restored_and_loaded(path, config):
+    """--resume rebuilds the model from the config and reads the zip without unpickling: it must
+    hold what stable-baselines3's own (unpickling) load gives, weights, optimizer state and counters."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    env = DummyVecEnv([train.make_env_fn(config, 0, path.parent / "snapshots")])
+    ours = train.build_model(config, env)
+    train.restore(ours, path)
+    theirs = MaskablePPO.load(path, env=env, device="cpu")
+    for name, tensor in theirs.policy.state_dict().items():
+        assert torch.equal(ours.policy.state_dict()[name], tensor), name
+    mine, sb3 = ours.policy.optimizer.state_dict(), theirs.policy.optimizer.state_dict()
+    assert mine["param_groups"] == sb3["param_groups"]
+    for key, state in sb3["state"].items():
+        for name, value in state.items():
+            assert torch.equal(torch.as_tensor(mine["state"][key][name]), torch.as_tensor(value)), (key, name)
+    for counter in ("num_timesteps", "_n_updates", "_episode_num"):
+        assert getattr(ours, counter) == getattr(theirs, counter), counter
+    assert ours.num_timesteps > 0 and ours._n_updates > 0
+    env.close()
+    return ours.num_timesteps
 
 
 def test_train_refuses_bad_arguments(tmp_path, capsys):

@@ -13,8 +13,11 @@ A round robin: every table of ``--num-players`` distinct players, the games shar
 (``ckc-evaluate`` is ``python -m ckc_env.training.evaluate``.)
 
 Players are specs (:mod:`ckc_env.specs`): registered agent names (``random``, ``passive``,
-``eager``, ``bayes_v1``, ``cheater``) or paths to trained checkpoints. Agent parameters follow the
-name after a colon, comma-separated: ``bayes_v1:sure=0.7,bar_late=0.5``.
+``eager``, ``bayes_v1``, ``cheater``) or trained checkpoints: a run folder, an agent card
+(``.json``) or its ``.safetensors`` (``ckc_env.agent_file``: they load without running anything).
+A stable-baselines3 ``.zip`` is unpickled when loaded, so it plays only with ``--trust-checkpoint``
+(or ``CKC_TRUST_CHECKPOINTS=1``); ``ckc-export`` turns it into a safe file once. Agent parameters
+follow the name after a colon, comma-separated: ``bayes_v1:sure=0.7,bar_late=0.5``.
 
 Output: the table (or ranking) is printed as Markdown on stdout. Files are written only when
 ``--out PREFIX`` is given: ``PREFIX.json`` and ``PREFIX.csv`` for a lineup (``TournamentResult.save``),
@@ -68,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     parser.add_argument("--out", metavar="PREFIX", help="write PREFIX.json (and PREFIX.csv for a lineup)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="let stable-baselines3 .zip players load: loading a zip unpickles it, which can run code",
+    )
     return parser
 
 
@@ -80,6 +88,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
     progress = not args.no_progress
+    trust = args.trust_checkpoint
     try:
         config = load_rules(args.rules)
         if args.games <= 0:
@@ -91,8 +100,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             if args.num_players is not None:
                 config["num_players"] = args.num_players  # must agree with the lineup
             for spec in lineup:
-                specs.validate(spec)
-            result = run_tournament(lineup, args.games, args.seed, config, args.workers, progress)
+                specs.validate(spec, trust_checkpoint=trust)
+            result = run_tournament(
+                lineup, args.games, args.seed, config, args.workers, progress, trust_checkpoint=trust
+            )
             print(result.table())
             if args.out:
                 for path in result.save(args.out):
@@ -103,8 +114,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             if not 3 <= num_players <= 5:
                 raise ValueError(f"--num-players must be 3, 4 or 5, got {num_players}")
             for spec in players:
-                specs.validate(spec)
-            result = round_robin(players, num_players, args.games, args.seed, config, args.workers, progress)
+                specs.validate(spec, trust_checkpoint=trust)
+            result = round_robin(
+                players, num_players, args.games, args.seed, config, args.workers, progress, trust_checkpoint=trust
+            )
             print(result.ranking())
             if args.out:
                 path = Path(f"{args.out}.json")

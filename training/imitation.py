@@ -48,14 +48,16 @@ class Demonstrations:
         return len(self.actions)
 
 
-def collect(env, teacher: PlayerSpec, decisions: int, gamma: float, seed: int) -> Demonstrations:
+def collect(
+    env, teacher: PlayerSpec, decisions: int, gamma: float, seed: int, trust_checkpoint: bool = False
+) -> Demonstrations:
     """Let ``teacher`` play the learner's seat of a :class:`~ckc_env.single_agent.CheckpointCharlieSingleAgent`
-    for at least ``decisions`` decisions (whole games)."""
+    for at least ``decisions`` decisions (whole games); a zip teacher loads only with ``trust_checkpoint``."""
     observations, masks, actions, returns = [], [], [], []
     games = 0
     while len(actions) < decisions:
         observation, _ = env.reset(seed=derive_seed(seed, "game", games))
-        agent = specs.build(teacher, seed=derive_seed(seed, "teacher", games))
+        agent = specs.build(teacher, seed=derive_seed(seed, "teacher", games), trust_checkpoint=trust_checkpoint)
         games += 1
         agent.reset(env.seat, env.aec.config)
         view = PlayerView(env.aec.game, env.seat)

@@ -1,7 +1,8 @@
 """Self-play league: frozen snapshots of the learner as opponents.
 
-Every ``self_play.snapshot_every`` steps the learner is saved into ``<run>/snapshots/``, keeping
-the ``keep`` latest. A ``"self"`` opponent draws one snapshot at random at the start of every
+Every ``self_play.snapshot_every`` steps the learner is saved into ``<run>/snapshots/`` as a safe
+agent file (``snapshot_<steps>.json`` and ``.safetensors``: snapshots are played, never resumed,
+so no zip is kept and nothing there is unpickled), keeping the ``keep`` latest. A ``"self"`` opponent draws one snapshot at random at the start of every
 game (a league of recent selves rather than the newest one only, which keeps the learner from
 chasing its own tail). Until the first snapshot exists, ``"self"`` seats play uniformly at random.
 """
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ckc_env.agent_file import save_sb3
 from ckc_env.agents import Agent, RandomAgent
 from ckc_env.config import GameConfig
 from ckc_env.engine.view import PlayerView
@@ -32,7 +34,7 @@ class SnapshotOpponent(Agent):
 
     def reset(self, seat: int, config: GameConfig) -> None:
         super().reset(seat, config)
-        snapshots = sorted(self.snapshot_dir.glob("snapshot_*.zip"))
+        snapshots = sorted(self.snapshot_dir.glob("snapshot_*.json"))
         if snapshots:
             self.current = PolicyAgent(snapshots[int(self.rng.integers(len(snapshots)))], deterministic=False)
         else:
@@ -54,10 +56,10 @@ class SnapshotOpponents:
         return out
 
 
-def save_snapshot(model, snapshot_dir: Path, timesteps: int, keep: int) -> Path:
-    snapshot_dir.mkdir(parents=True, exist_ok=True)
-    path = snapshot_dir / f"snapshot_{timesteps:012d}.zip"
-    model.save(path)
-    for old in sorted(snapshot_dir.glob("snapshot_*.zip"))[:-keep]:
+def save_snapshot(model, snapshot_dir: Path, timesteps: int, keep: int, players: list[int]) -> Path:
+    """Freeze the learner as ``snapshot_<timesteps>.json`` + ``.safetensors``; drop all but the ``keep`` latest."""
+    path = save_sb3(model, snapshot_dir / f"snapshot_{timesteps:012d}", players=players)
+    for old in sorted(snapshot_dir.glob("snapshot_*.json"))[:-keep]:
+        old.with_suffix(".safetensors").unlink(missing_ok=True)
         old.unlink()
     return path

@@ -8,10 +8,16 @@
 
 The script reads top to bottom: config -> seed -> environments -> model -> callbacks -> learn ->
 save. A run folder holds everything needed to reproduce and use the run: ``config.yaml`` (the
-resolved config), ``command.txt``, ``best_model.zip`` (best win rate against the first evaluation
-table), ``final_model.zip``, ``evaluations.json`` (the evaluation history), ``tensorboard/``
-(SB3's ``rollout/``, ``train/`` and ``time/`` tags, and ``eval/`` for the evaluations) and, with
-self-play, ``snapshots/``.
+resolved config), ``command.txt``, the best model (best win rate against the first evaluation
+table) and the final one, each as a safe agent file to play (``best_model.json`` +
+``best_model.safetensors``, see ``ckc_env.agent_file``) beside stable-baselines3's zip to resume
+from (``best_model.zip``), ``evaluations.json`` (the evaluation history), ``tensorboard/`` (SB3's
+``rollout/``, ``train/`` and ``time/`` tags, and ``eval/`` for the evaluations) and, with
+self-play, ``snapshots/`` (safe files only).
+
+Trust: opponents, evaluation tables and a pretraining teacher named by a stable-baselines3 zip
+load only with ``--trust-checkpoint`` (or ``CKC_TRUST_CHECKPOINTS=1``). ``--resume`` needs no
+trust: it never unpickles the run's zip (see :func:`restore`).
 """
 
 from __future__ import annotations
@@ -28,11 +34,12 @@ import yaml
 from ckc_env.training.config import TrainConfig, load_config
 
 from ckc_env import configs, specs
+from ckc_env.agent_file import save_sb3
 from ckc_env.seeding import derive_seed
 from ckc_env.tournament import run_tournament
 
 
-def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None):
+def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust_checkpoint: bool = False):
     """A thunk building one single-agent environment (for SB3's vectorised environments)."""
 
     def build():
@@ -50,6 +57,7 @@ def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None):
             learner_seat=config.learner_seat,
             belief_features=config.belief_features,
             reward=config.reward,
+            trust_checkpoint=trust_checkpoint,
             **config.game,
         )
         env.reset(seed=derive_seed(config.seed, "env", rank))
@@ -80,13 +88,17 @@ def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None
     )
 
 
-def evaluate(model_path: Path, config: TrainConfig, games: int, seed: int) -> dict[str, dict[str, float]]:
-    """The learner against each evaluation table (seat-rotated tournaments, all cores)."""
+def evaluate(
+    model_path: Path, config: TrainConfig, games: int, seed: int, trust_checkpoint: bool = False
+) -> dict[str, dict[str, float]]:
+    """The learner (a safe agent file) against each evaluation table (seat-rotated tournaments, all cores)."""
     n = config.game_config.num_players
     out = {}
     for name, table in config.eval.opponents.items():
         lineup = [str(model_path), *specs.for_seats(table, n - 1)]
-        result = run_tournament(lineup, games=games, seed=seed, config=config.game, workers=None)
+        result = run_tournament(
+            lineup, games=games, seed=seed, config=config.game, workers=None, trust_checkpoint=trust_checkpoint
+        )
         stat = result.stats()[0]
         out[name] = {
             "win_rate": stat["win"].mean,
@@ -97,7 +109,72 @@ def evaluate(model_path: Path, config: TrainConfig, games: int, seed: int) -> di
     return out
 
 
-def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, Any]], clock: Clock):
+def save_model(model, prefix: Path, config: TrainConfig, evaluation: dict[str, Any] | None = None) -> Path:
+    """SB3's ``prefix.zip`` (to resume from) and the safe agent file beside it (to play); returns the card."""
+    model.save(prefix.with_name(prefix.name + ".zip"))
+    return save_sb3(model, prefix, [config.game_config.num_players], training_record(config), evaluation)
+
+
+def training_record(config: TrainConfig) -> dict[str, Any]:
+    """What an agent card records of the run that made it."""
+    return {"seed": config.seed, "config": config.to_dict()}
+
+
+def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
+    """Every player the config names, checked before anything runs (a zip only with trust)."""
+    named = [*config.opponents, *(s for table in config.eval.opponents.values() for s in table)]
+    if config.pretrain.teacher is not None:
+        named.append(config.pretrain.teacher)
+    for spec in named:
+        specs.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
+
+
+def restore(model, path: Path) -> None:
+    """Continue a run from its own zip without unpickling anything: the model was built from the
+    run's config.yaml; the weights and the optimizer's state come from the zip's ``.pth`` members
+    through ``torch.load(weights_only=True)`` (tensors and plain containers only), the step and
+    update counters from the plain JSON fields of its ``data`` member. Its cloudpickle fields
+    (spaces, schedules, buffers) are never decoded: the config rebuilds them. SB3's
+    ``MaskablePPO.load`` would unpickle them, so a planted zip could run code on ``--resume``."""
+    import zipfile
+
+    import torch
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+            states = {}
+            for name in ("policy", "policy.optimizer"):
+                with archive.open(f"{name}.pth") as handle:
+                    states[name] = torch.load(handle, map_location="cpu", weights_only=True)
+    except Exception as exc:  # a broken or hostile file: say which, never a deep traceback
+        raise ValueError(f"cannot resume from {path}: {type(exc).__name__}: {exc}") from None
+    counters = {}
+    for key in ("num_timesteps", "_n_updates", "_episode_num"):
+        value = data.get(key) if isinstance(data, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"cannot resume from {path}: its data member has {key}={value!r}, not a count")
+        counters[key] = value
+    try:
+        model.policy.load_state_dict(states["policy"])
+        model.policy.optimizer.load_state_dict(states["policy.optimizer"])
+    except (RuntimeError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"cannot resume from {path}: its weights do not fit the run's config: {exc}") from None
+    for key, value in counters.items():
+        setattr(model, key, value)
+
+
+def evaluation_record(config: TrainConfig, history: list[dict[str, Any]], timesteps: int) -> dict[str, Any] | None:
+    """The evaluation of the model at ``timesteps`` as an agent card records it (None if not evaluated)."""
+    for entry in history:
+        if entry["timesteps"] == timesteps:
+            return {"opponents": config.eval.opponents, **entry}
+    return None
+
+
+def build_callback(
+    config: TrainConfig, run_dir: Path, history: list[dict[str, Any]], clock: Clock, trust_checkpoint: bool = False
+):
     from stable_baselines3.common.callbacks import BaseCallback
 
     class EvalAndSnapshot(BaseCallback):
@@ -116,19 +193,21 @@ def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, A
                 self.next_snapshot += config.self_play.snapshot_every
                 from ckc_env.training.self_play import save_snapshot
 
-                save_snapshot(self.model, run_dir / "snapshots", steps, keep=config.self_play.keep)
+                players = [config.game_config.num_players]
+                save_snapshot(self.model, run_dir / "snapshots", steps, config.self_play.keep, players)
             if steps >= self.next_eval:
                 self.next_eval += config.eval.every
                 self.run_evaluation()
             return True
 
         def run_evaluation(self) -> None:
-            path = run_dir / "latest_model.zip"
-            self.model.save(path)
+            path = save_model(self.model, run_dir / "latest_model", config)
             started = time.time()
-            results = evaluate(path, config, config.eval.games, seed=derive_seed(config.seed, "evaluation"))
+            seed = derive_seed(config.seed, "evaluation")
+            results = evaluate(path, config, config.eval.games, seed, trust_checkpoint)
             entry = {
                 "timesteps": self.num_timesteps,
+                "seed": seed,
                 "seconds": round(time.time() - started, 1),
                 "elapsed_seconds": clock.elapsed(),
                 "results": results,
@@ -141,21 +220,21 @@ def build_callback(config: TrainConfig, run_dir: Path, history: list[dict[str, A
             score = results[first_table(config)]["win_rate"]
             if score > self.best:
                 self.best = score
-                self.model.save(run_dir / "best_model.zip")
+                record = evaluation_record(config, history, self.num_timesteps)
+                save_model(self.model, run_dir / "best_model", config, record)
 
     return EvalAndSnapshot()
 
 
-def run_pretraining(model, config: TrainConfig, run_dir: Path) -> None:
+def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint: bool = False) -> None:
     """Behaviour cloning from ``pretrain.teacher`` (training/imitation.py); log in pretrain.json."""
     from ckc_env.training.imitation import collect, pretrain
 
     settings = config.pretrain
-    env = make_env_fn(config, rank=0, snapshot_dir=run_dir / "snapshots")().unwrapped
+    env = make_env_fn(config, 0, run_dir / "snapshots", trust_checkpoint)().unwrapped
     started = time.time()
-    data = collect(
-        env, settings.teacher, settings.decisions, gamma=model.gamma, seed=derive_seed(config.seed, "pretrain")
-    )
+    seed = derive_seed(config.seed, "pretrain")
+    data = collect(env, settings.teacher, settings.decisions, model.gamma, seed, trust_checkpoint)
     collected = round(time.time() - started, 1)
     print(f"pretrain: {len(data)} decisions of {settings.teacher} recorded in {collected} s", flush=True)
     log = pretrain(model, data, settings.epochs, settings.batch_size, config.seed, settings.learning_rate)
@@ -189,6 +268,11 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--resume", default=None, help="a run folder to continue up to its total_timesteps")
     parser.add_argument("--total-timesteps", type=int, default=None, help="override the config's total_timesteps")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="let stable-baselines3 .zip opponents, evaluation players or teachers load (loading a zip unpickles it)",
+    )
     args = parser.parse_args(argv)
     if bool(args.config) == bool(args.resume):
         parser.error("give a config file, or --resume RUN_DIR")
@@ -201,6 +285,7 @@ def main(argv: list[str] | None = None) -> Path:
         else:
             config = load_config(configs.preset("train", args.config))
             run_dir = Path(args.run_dir or f"runs/{Path(args.config).stem}_seed{config.seed}")
+        check_players(config, args.trust_checkpoint)
     except ValueError as exc:
         parser.error(str(exc))
     if args.total_timesteps is not None:
@@ -216,30 +301,31 @@ def main(argv: list[str] | None = None) -> Path:
 
     # --- seeding, environments
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     set_random_seed(config.seed)
     torch.set_num_threads(1)
     snapshot_dir = run_dir / "snapshots"
-    thunks = [make_env_fn(config, rank, snapshot_dir) for rank in range(config.n_envs)]
+    thunks = [make_env_fn(config, rank, snapshot_dir, args.trust_checkpoint) for rank in range(config.n_envs)]
     vec_env = SubprocVecEnv(thunks) if config.n_envs > 1 else DummyVecEnv(thunks)
 
     # --- model
     saved = [run_dir / name for name in ("final_model.zip", "latest_model.zip") if (run_dir / name).exists()]
-    if args.resume and saved:  # the newer of the final and the latest evaluated model
-        source = max(saved, key=lambda p: p.stat().st_mtime)
-        model = MaskablePPO.load(source, env=vec_env, device="cpu", tensorboard_log=str(run_dir / "tensorboard"))
-    else:
-        model = build_model(config, vec_env, tensorboard_log=str(run_dir / "tensorboard"))
+    model = build_model(config, vec_env, tensorboard_log=str(run_dir / "tensorboard"))
+    if args.resume and saved:  # from the newer of the final and the latest evaluated model
+        try:
+            restore(model, max(saved, key=lambda p: p.stat().st_mtime))
+        except ValueError as exc:
+            vec_env.close()
+            parser.error(str(exc))
 
     # --- learn, with evaluations (after behaviour cloning, for a fresh run with a teacher)
     clock = Clock(history[-1].get("elapsed_seconds", 0.0) if history else 0.0)
-    callback = build_callback(config, run_dir, history, clock)
+    callback = build_callback(config, run_dir, history, clock, args.trust_checkpoint)
     callback.init_callback(model)
     if config.pretrain.teacher is not None and model.num_timesteps == 0:
-        run_pretraining(model, config, run_dir)
+        run_pretraining(model, config, run_dir, args.trust_checkpoint)
         callback.num_timesteps = 0
         callback.run_evaluation()
     remaining = config.total_timesteps - model.num_timesteps
@@ -255,6 +341,8 @@ def main(argv: list[str] | None = None) -> Path:
     if not history or history[-1]["timesteps"] < model.num_timesteps:
         callback.num_timesteps = model.num_timesteps
         callback.run_evaluation()
+    final = evaluation_record(config, history, model.num_timesteps)
+    save_sb3(model, run_dir / "final_model", [config.game_config.num_players], training_record(config), final)
     summary = {
         "timesteps": model.num_timesteps,
         "wall_clock_seconds": clock.elapsed(),
