@@ -11,7 +11,8 @@ questions for a set of games at once:
 | ``supply(state, games)`` | a game starts | (k, 3, supply_size) chip ids per colour, the last of each colour taken first |
 | ``first_players(state, games)`` | a game starts, ``first_player="random"`` | (k,) seats |
 | ``deal(state, games)`` | a round starts | tiles (k, 5), clues (k, 5) (ignored with ``clue_face="choose"``), bag (k, 2), deck (k, 34), -1 padded |
-| ``window_orders(state, games)`` | a card is resolved, ``window_order="random"`` | (k, 5) seat orders, -1 padded |
+| ``window_orders(state, games)`` | a card is resolved and some cat can be accused, ``window_order="random"`` | (k, 5) seat orders, -1 padded |
+| ``skip_windows(state, games, counts)`` | ``counts[i]`` cards were resolved in a row with no cat to accuse (their windows closed at once) | nothing |
 | ``stasi_places(state, games)`` | the Stasi chip goes back | (k,) its index in the black supply list (as ``list.insert``) |
 | ``adler_picks(state, games, candidates)`` | a Cafe Adler swap | (k,) the chip taken, one of the bits of ``candidates`` |
 
@@ -131,6 +132,9 @@ class RandomChance:
         n = state.n[games]
         return SEAT_ORDERS[n, _below(draws(state, games, 1)[:, 0], N_ORDERS[n])]
 
+    def skip_windows(self, state: BatchState, games: np.ndarray, counts: np.ndarray) -> None:
+        """A window nobody can act in needs no order: nothing is drawn."""
+
     def stasi_places(self, state: BatchState, games: np.ndarray) -> np.ndarray:
         return _below(draws(state, games, 1)[:, 0], state.supply_len[games, BLACK].astype(np.int64) + 1)
 
@@ -204,6 +208,12 @@ class ReplayChance:
             order = self._pop(g, "window_order")
             out[i, : len(order)] = order
         return out
+
+    def skip_windows(self, state: BatchState, games: np.ndarray, counts: np.ndarray) -> None:
+        """The scalar engine draws an order for every window: drop those of windows that closed at once."""
+        for g, count in zip(games.tolist(), counts.tolist(), strict=True):
+            for _ in range(count):
+                self._pop(g, "window_order")
 
     def stasi_places(self, state: BatchState, games: np.ndarray) -> np.ndarray:
         return np.array([self._pop(g, "stasi_place") for g in games.tolist()], dtype=np.int64)

@@ -42,6 +42,7 @@ from .state import (
     CAT_BITS,
     CLOCKWISE,
     CLUE_CAT_MASKS,
+    MAX_DECK,
     SEAT_RANGE,
     SEATS,
     BatchState,
@@ -116,6 +117,12 @@ def reset(state: BatchState, games: np.ndarray) -> BatchState:
 
 
 def start_games(state: BatchState, games: np.ndarray) -> None:
+    """A new game in each of ``games`` (their keys set), run to its first decision."""
+    deal_games(state, games)
+    _advance(state, games)
+
+
+def deal_games(state: BatchState, games: np.ndarray) -> None:
     """A new game in each of ``games`` (their keys set): chips shuffled, first player, round 1."""
     chance = state.chance
     state.counter[games] = 0
@@ -140,7 +147,6 @@ def start_games(state: BatchState, games: np.ndarray) -> None:
     state.first_player[games] = first
     state.next_first_player[games] = first
     start_round(state, games)
-    _advance(state, games)
 
 
 # ---------------------------------------------------------------------- round set-up (RULES.md 3)
@@ -192,20 +198,31 @@ def start_round(state: BatchState, games: np.ndarray) -> None:
 
 
 # ---------------------------------------------------------------------- running until a decision
-def _advance(state: BatchState, games: np.ndarray) -> None:
+def _advance(state: BatchState, games: np.ndarray, autoreset: bool = False) -> None:
     """Play everything that needs no decision in ``games``, up to each one's next decision or end.
 
-    Each pass runs every phase's handler on the games in that phase (a handler moves a game on by
-    one transition, or asks it a decision); passes repeat until every game is settled.
+    Each pass hands every game to the handler of its phase, which moves it on by one transition
+    (a closed window goes on to the draws at once) or asks it a decision; passes repeat until every
+    game is settled. With ``autoreset`` a game that ends is dealt its slot's next game in the same
+    loop (``reset``), so new games share the passes of the others.
     """
     state.pending_kind[games] = -1
     todo = games
     while len(todo):
-        for phase, handler in _HANDLERS:
-            sel = todo[state.phase[todo] == phase]
-            if len(sel):
-                handler(state, sel)
-        todo = todo[(state.pending_kind[todo] < 0) & (state.phase[todo] != GAME_OVER)]
+        phase = state.phase[todo]
+        present = np.bincount(phase, minlength=GAME_OVER + 1)
+        for index, handler in _HANDLERS:
+            if present[index]:
+                handler(state, todo[phase == index])
+        waiting = state.pending_kind[todo] < 0
+        over = state.phase[todo] == GAME_OVER
+        if autoreset and over.any():
+            ended = todo[over]
+            state.key[ended] = next_keys(state.key[ended])
+            deal_games(state, ended)
+        else:
+            waiting &= ~over
+        todo = todo[waiting]
 
 
 def _ask(state: BatchState, games: np.ndarray, kind: int, seats: np.ndarray) -> None:
@@ -248,6 +265,7 @@ def _in_window(state: BatchState, games: np.ndarray) -> None:
         moves = closed[state.last_card[closed] != INVESTIGATOR]
         state.drawer[moves] = (state.drawer[moves] + 1) % state.n[moves]
         state.phase[closed] = DRAWING
+        _drawing(state, closed)
 
 
 def reopen_window(state: BatchState, games: np.ndarray) -> None:
@@ -270,20 +288,84 @@ def _compact(seats: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _drawing(state: BatchState, games: np.ndarray) -> None:
-    """Draw the next card, or, with the deck empty, start the forced accusations (RULES.md 4)."""
-    empty = state.deck_pos[games] >= state.deck_len[games]
-    if empty.any():
-        forced = games[empty]
-        state.phase[forced] = FORCED
-        # every seat clockwise after the last drawer; the handler skips those who accused
-        state.queue[forced] = CLOCKWISE[state.n[forced], (state.last_drawer[forced] + 1) % state.n[forced]]
-        state.queue_len[forced] = state.n[forced]
-        state.queue_pos[forced] = 0
-        games = games[~empty]
-    if len(games):
-        draw_card(state, games)
-        state.phase[games] = IN_WINDOW
-        open_window(state, games)
+    """Draw the next card and open its window, or, with the deck empty, start the forced
+    accusations (RULES.md 4).
+
+    While no cat can be accused, every window closes at once (nobody is eligible) and the next card
+    follows: ``draw_until_target`` plays such a run of cards in one go, up to the first cat that
+    lands in a row (its window has a target) or to the end of the deck.
+    """
+    while len(games):
+        empty = state.deck_pos[games] >= state.deck_len[games]
+        if empty.any():
+            forced = games[empty]
+            state.phase[forced] = FORCED
+            # every seat clockwise after the last drawer; the handler skips those who accused
+            state.queue[forced] = CLOCKWISE[state.n[forced], (state.last_drawer[forced] + 1) % state.n[forced]]
+            state.queue_len[forced] = state.n[forced]
+            state.queue_pos[forced] = 0
+            games = games[~empty]
+        quiet = targets(state, games) == 0
+        open_ = games[~quiet]
+        if len(open_):  # a target stays a target: this card's window asks someone
+            draw_card(state, open_)
+            state.phase[open_] = IN_WINDOW
+            open_window(state, open_)
+        games = games[quiet]
+        if len(games):
+            games = draw_until_target(state, games)  # those still without a target
+
+
+def draw_until_target(state: BatchState, games: np.ndarray) -> np.ndarray:
+    """Draw, in games where no cat can be accused, the next cards up to the first cat that lands in
+    a row, whose window then opens; each card before it is resolved as ``draw_card`` does and its
+    window closes at once (the drawer moves on, except after an investigator card). At most
+    ``LOOKAHEAD`` cards are drawn per call; returns the games still without a target (their last
+    window closed too)."""
+    k = len(games)
+    n = state.n[games].astype(np.int64)
+    pos = state.deck_pos[games].astype(np.int64)
+    ahead = np.arange(LOOKAHEAD)
+    index = pos[:, None] + ahead
+    valid = index < state.deck_len[games, None]
+    cards = np.where(valid, np.take_along_axis(state.deck[games], index.clip(max=MAX_DECK - 1), 1), -1)
+    investigator = cards == INVESTIGATOR
+    moves_on = (valid & ~investigator).astype(np.int64)
+    drawers = (state.drawer[games, None] + np.cumsum(moves_on, axis=1) - moves_on) % n[:, None]
+    bits = CAT_BITS[cards]
+    to_row = (CLUE_CAT_MASKS[np.take_along_axis(state.clues[games], drawers, 1)] & bits) != 0
+    found = to_row.any(1)
+    last = np.where(found, to_row.argmax(1), valid.sum(1) - 1)
+    drawn = ahead <= last[:, None]
+    rows = np.arange(k)
+    last_card, last_drawer = cards[rows, last], drawers[rows, last]
+    discarded = drawn & ~to_row
+    for seat in range(SEATS):
+        here = np.where(discarded & (drawers == seat), bits, 0)
+        state.discards[games, seat] |= np.bitwise_or.reduce(here, axis=1).astype(np.uint32)
+    hit, hit_seat = games[found], last_drawer[found]
+    state.rows[hit, hit_seat] |= CAT_BITS[last_card[found]]
+    state.row_cats[hit] |= CAT_BITS[last_card[found]]
+    state.public_count[games] += (drawn & investigator).sum(1)
+    r, j = np.nonzero(drawn)
+    state.card_drawer[games[r], index[r, j]] = drawers[r, j]
+    state.deck_pos[games] = pos + last + 1
+    state.last_card[games] = last_card
+    state.last_drawer[games] = last_drawer
+    state.drawer[games] = last_drawer
+    if state.rules.config.window_order == "random":
+        state.chance.skip_windows(state, games, last + ~found)  # the windows that closed at once
+    state.phase[hit] = IN_WINDOW
+    open_window(state, hit)
+    rest = games[~found]  # the last card's window closed too
+    moves = rest[last_card[~found] != INVESTIGATOR]
+    state.drawer[moves] = (state.drawer[moves] + 1) % state.n[moves]
+    return rest
+
+
+LOOKAHEAD = 8
+"""Cards ``draw_until_target`` looks at per call: a cat lands in a row with chance 1/2, so a run of
+8 without one is rare, and short arrays keep the call cheap."""
 
 
 def draw_card(state: BatchState, games: np.ndarray) -> None:
@@ -587,6 +669,7 @@ def finish_round(state: BatchState, games: np.ndarray) -> None:
     if len(ended):
         state.phase[ended] = GAME_OVER
         state.game_over[ended] = True
+        state.terminated[ended] = True
         _final(state, ended)
     state.round_ended[games] = True
     state.record.keep(state, games)
@@ -626,7 +709,7 @@ def _final(state: BatchState, games: np.ndarray) -> None:
     state.win_rewards[games] = np.where(present, win, 0.0)
 
 
-_HANDLERS = (
+_HANDLERS = (  # in this order within a pass
     (IN_WINDOW, _in_window),
     (DRAWING, _drawing),
     (FORCED, _forced),
@@ -728,11 +811,7 @@ def apply(state: BatchState, actions: np.ndarray, autoreset: bool = False) -> Ba
     if swapping.any():
         g, s = live[swapping], seat[swapping]
         adler_swap(state, g, s, (s + action[swapping] - SWAP + 1) % state.n[g])
-    _advance(state, live)
-    ended = live[state.game_over[live]]
-    state.terminated[ended] = True
-    if autoreset and len(ended):
-        reset(state, ended)
+    _advance(state, live, autoreset)
     return state
 
 

@@ -8,6 +8,8 @@ same float64 (or float32) operations before the cast.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ..config import MAX_CHIPS_PER_COLOUR
@@ -26,6 +28,7 @@ _ROWS_PIECES = 3 * SEATS * N_CATS
 """rows, discards and accused: three (5, 32) pieces in a row."""
 
 
+@cache
 def _static(layout: Layout, rules_flags: tuple[bool, ...]) -> np.ndarray:
     """(6, size): the pieces fixed for a game, by player count (rows 3..5)."""
     out = np.zeros((SEATS + 1, layout.size), dtype=np.float32)
@@ -58,24 +61,23 @@ def _public(state: BatchState, seats: np.ndarray, layout: Layout) -> tuple[np.nd
     out = _static(layout, _flags(state))[n]
     absolute = np.where(n[:, None] > SEAT_RANGE, (seats[:, None] + SEAT_RANGE) % n[:, None], -1)
     present = absolute >= 0
-    at = absolute % SEATS
+    at = games[:, None] * SEATS + absolute % SEATS  # flat index of (game, absolute seat) in (B, 5) arrays
 
     def relative(seat: np.ndarray) -> np.ndarray:
         return (seat - seats) % n
 
     # rows, discards, accused and targets: one bit unpacking
-    accused_cat = np.take_along_axis(state.accused_by, at, 1)
+    accused_cat = np.take(state.accused_by, at)
     masks = np.zeros((size, 4 * SEATS), dtype="<u4")
-    masks[:, :SEATS] = np.where(present, np.take_along_axis(state.rows, at, 1), 0)
-    masks[:, SEATS : 2 * SEATS] = np.where(present, np.take_along_axis(state.discards, at, 1), 0)
+    masks[:, :SEATS] = np.where(present, np.take(state.rows, at), 0)
+    masks[:, SEATS : 2 * SEATS] = np.where(present, np.take(state.discards, at), 0)
     masks[:, 2 * SEATS : 3 * SEATS] = np.where(present, CAT_BITS[accused_cat], 0)
     masks[:, 3 * SEATS] = targets(state)
     bits = np.unpackbits(masks.view(np.uint8), axis=1, bitorder="little")
     out[:, o["rows"] : o["rows"] + _ROWS_PIECES] = bits[:, :_ROWS_PIECES]
     out[:, o["targets"] : o["targets"] + N_CATS] = bits[:, _ROWS_PIECES : _ROWS_PIECES + N_CATS]
 
-    table = np.take_along_axis(state.chip_table, at[:, :, None], 1).astype(np.int64)
-    table = np.where(present[:, :, None], table, 0)
+    table = np.where(present[:, :, None], np.take(state.chip_table.reshape(-1, 6), at, axis=0), 0)
     out[:, o["chip_colours"] : o["chip_colours"] + 3 * SEATS] = _TENTHS[table[:, :, :3]].reshape(size, -1)
     out[:, o["face_up_adler"] : o["face_up_adler"] + 3 * SEATS] = (table[:, :, 3:] / 2).reshape(size, -1)
 
@@ -106,7 +108,7 @@ def _public(state: BatchState, seats: np.ndarray, layout: Layout) -> tuple[np.nd
         who = state.accusation_seat[:, p]
         _one_hot(out, games, o["accusation_order"] + relative(who) * MAX_ACCUSATIONS + p, p < count)
     if "accusation_cards" in o:
-        when = np.where(present, np.take_along_axis(state.accused_at, at, 1), 0)
+        when = np.where(present, np.take(state.accused_at, at), 0)
         out[:, o["accusation_cards"] : o["accusation_cards"] + SEATS] = when / MAX_DECK
     out[:, o["deck_size"]] = (state.deck_len - state.deck_pos) / MAX_DECK
     out[:, o["investigators_left"]] = (SEATS - n - state.public_count) / 2
