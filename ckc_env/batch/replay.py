@@ -16,13 +16,16 @@ test does; so can anyone replaying games of their own)::
         lock.games[b], lock.state                 # the scalar games, the batch
 
 With ``autoreset``, a slot whose game ends starts its next game (scalar seed
-``derive_seed(seeds[b], "next", k)`` for its k-th next game) in both engines.
+``derive_seed(seeds[b], "next", k)`` for its k-th next game) in both engines. ``options`` gives the
+first games scalar reset options (``engine.options``): a deal fixed by hand reaches the batch through
+the same injection, which is how the batch plays positions set up for a test.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +50,7 @@ class Lockstep:
         seeds: Sequence[int],
         num_players: Sequence[int] | None = None,
         autoreset: bool = False,
+        options: Sequence[Mapping[str, Any] | None] | None = None,
     ) -> None:
         self.seeds = [int(s) for s in seeds]
         self.autoreset = autoreset
@@ -56,12 +60,12 @@ class Lockstep:
         self.games: list[GameState] = []
         self.episodes = [0] * len(self.seeds)
         for b, seed in enumerate(self.seeds):
-            self.games.append(self._start(b, seed))
+            self.games.append(self._start(b, seed, options[b] if options is not None else None))
         self.state: BatchState = batch_game.init(config, seeds=self.seeds, num_players=counts, chance=self.chance)
 
-    def _start(self, b: int, seed: int) -> GameState:
-        """A new scalar game in slot b, its start queued for the batch."""
-        game = engine.init(self.configs[b], seed=seed)
+    def _start(self, b: int, seed: int, options: Mapping[str, Any] | None = None) -> GameState:
+        """A new scalar game in slot b (``options``: the scalar reset options), its start queued for the batch."""
+        game = engine.init(self.configs[b], seed=seed, options=options)
         self.chance.push(b, "supply", [list(chips) for chips in game.supply])
         if self.configs[b].first_player == "random":
             self.chance.push(b, "first_player", game.first_player)
