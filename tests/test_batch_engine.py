@@ -379,6 +379,13 @@ def test_the_batched_chance_deals_well_formed_rounds():
     assert 0.4 < faces.mean() < 0.6
 
 
+def test_the_package_docstring_lists_every_state_field():
+    import dataclasses
+
+    missing = [f.name for f in dataclasses.fields(batch.BatchState) if f"``{f.name}``" not in batch.__doc__]
+    assert not missing, f"add {missing} to the state table of ckc_env/batch/__init__.py"
+
+
 def test_engine_runs_on_numpy_alone():
     script = """
 import sys

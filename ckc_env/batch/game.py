@@ -328,21 +328,23 @@ def draw_until_target(state: BatchState, games: np.ndarray) -> np.ndarray:
     ahead = np.arange(LOOKAHEAD)
     index = pos[:, None] + ahead
     valid = index < state.deck_len[games, None]
-    cards = np.where(valid, np.take_along_axis(state.deck[games], index.clip(max=MAX_DECK - 1), 1), -1)
+    rows = np.arange(k)
+    cards = np.take(state.deck, games[:, None] * MAX_DECK + index.clip(max=MAX_DECK - 1))
+    cards = np.where(valid, cards, -1)
     investigator = cards == INVESTIGATOR
     moves_on = (valid & ~investigator).astype(np.int64)
     drawers = (state.drawer[games, None] + np.cumsum(moves_on, axis=1) - moves_on) % n[:, None]
+    at = rows[:, None] * SEATS + drawers  # (game, drawer) in a (k, 5) table
     bits = CAT_BITS[cards]
-    to_row = (CLUE_CAT_MASKS[np.take_along_axis(state.clues[games], drawers, 1)] & bits) != 0
+    to_row = (CLUE_CAT_MASKS[np.take(state.clues[games], at)] & bits) != 0
     found = to_row.any(1)
     last = np.where(found, to_row.argmax(1), valid.sum(1) - 1)
     drawn = ahead <= last[:, None]
-    rows = np.arange(k)
     last_card, last_drawer = cards[rows, last], drawers[rows, last]
     discarded = drawn & ~to_row
-    for seat in range(SEATS):
-        here = np.where(discarded & (drawers == seat), bits, 0)
-        state.discards[games, seat] |= np.bitwise_or.reduce(here, axis=1).astype(np.uint32)
+    # each cat is drawn once, so OR-ing a pile's bits is adding them (exact in float64 below 2**53)
+    piles = np.bincount(at[discarded], weights=bits[discarded], minlength=k * SEATS)
+    state.discards[games] |= piles.reshape(k, SEATS).astype(np.uint32)
     hit, hit_seat = games[found], last_drawer[found]
     state.rows[hit, hit_seat] |= CAT_BITS[last_card[found]]
     state.row_cats[hit] |= CAT_BITS[last_card[found]]
@@ -363,9 +365,9 @@ def draw_until_target(state: BatchState, games: np.ndarray) -> np.ndarray:
     return rest
 
 
-LOOKAHEAD = 8
+LOOKAHEAD = 12
 """Cards ``draw_until_target`` looks at per call: a cat lands in a row with chance 1/2, so a run of
-8 without one is rare, and short arrays keep the call cheap."""
+12 without one is rare (1 in 4096), and short arrays keep the call cheap."""
 
 
 def draw_card(state: BatchState, games: np.ndarray) -> None:
