@@ -23,6 +23,7 @@ arrays, its own clue, tile and chips, and the posterior of ``batch.beliefs``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache
 
 import numpy as np
 
@@ -42,7 +43,7 @@ from ..engine.actions import (
 from ..engine.cards import N_CATS
 from .beliefs import seat_beliefs
 from .game import chief_of, legal_action_mask, matches, targets
-from .state import SEAT_RANGE, BatchState
+from .state import SEAT_RANGE, BatchRules, BatchState
 
 _BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
 
@@ -137,7 +138,7 @@ class BatchPassiveAgent(BatchAgent):
         forced = kind == FORCED_ACCUSATION
         if forced.any():
             g = games[forced]
-            b = seat_beliefs(state, g, state.pending_seat[g])
+            b = seat_beliefs(state, g, state.pending_seat[g], clues=False)
             out[forced] = ACCUSE + most_likely_target(target_matrix(state, g), b.chief, b.assistant)
         choosing = kind == CLUE_FACE
         out[choosing] = CLUE_FACE_A + self.rng.integers(2, size=int(choosing.sum()))
@@ -150,26 +151,41 @@ class BatchEagerAgent(BatchAccuser):
     name = "eager"
 
     def accuse(self, state: BatchState, games: np.ndarray, forced: np.ndarray) -> np.ndarray:
-        b = seat_beliefs(state, games, state.pending_seat[games])
+        b = seat_beliefs(state, games, state.pending_seat[games], clues=False)
         return ACCUSE + most_likely_target(target_matrix(state, games), b.chief, b.assistant)
 
 
 def expected_chip_values(state: BatchState, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """(k, 3) E[value] of the next chip of each colour over the chips the seat has not seen
-    (``agents.bayes.expected_chip_values``: integer sums divided once)."""
+    (``agents.bayes.expected_chip_values``): the pool's sums less the seat's own, as integers,
+    divided once."""
     rules = state.rules
-    config = rules.config
-    ids = np.arange(rules.n_chips, dtype=np.uint64)
-    unseen = (state.holdings[games, seats][:, None] >> ids) & np.uint64(1) == 0
-    last_round = state.round_index[games] + 1 >= config.max_rounds
-    values = np.broadcast_to(rules.chip_value.astype(np.float64), unseen.shape).copy()
-    if rules.stasi_id >= 0:
-        values[:, rules.stasi_id] = np.where(last_round, -2.0, 0.0)
-    colours = np.eye(3)[rules.chip_colour]
-    sums = (unseen * values) @ colours
-    counts = unseen.astype(np.float64) @ colours
+    pool_sum, pool_count = _pool_sums(rules)
+    own = state.value_counts[games, seats].astype(np.int64)  # by points -2..5: each value has one colour
+    sums = pool_sum - own @ _VALUE_BY_COLOUR
+    counts = pool_count - state.chip_table[games, seats, :3]
+    if rules.stasi_id >= 0:  # counts 0, or -2 in the last round, unless the seat holds it
+        elsewhere = (state.holdings[games, seats] >> np.uint64(rules.stasi_id)) & np.uint64(1) == 0
+        last_round = state.round_index[games] + 1 >= rules.config.max_rounds
+        sums[:, BLACK] -= 2 * (elsewhere & last_round)
     ok = (counts > 0) & (state.supply_len[games] > 0)
-    return np.where(ok, sums / np.where(ok, counts, 1.0), 0.0)
+    return np.where(ok, sums / np.where(ok, counts, 1), 0.0)
+
+
+_VALUE_BY_COLOUR = np.zeros((8, 3), dtype=np.int64)
+"""``_VALUE_BY_COLOUR[points + 2, colour]``: the printed value of a chip counting those points, in
+its colour's column (gold 3..5, white 1..2, black -1..0; -2 points is the Stasi chip, value 0)."""
+for _points, _colour in zip(range(-2, 6), (BLACK, BLACK, BLACK, WHITE, WHITE, GOLD, GOLD, GOLD), strict=True):
+    _VALUE_BY_COLOUR[_points + 2, _colour] = 0 if _points == -2 else _points
+
+
+@cache
+def _pool_sums(rules: BatchRules) -> tuple[np.ndarray, np.ndarray]:
+    """Printed values summed by colour (the Stasi chip as 0) and chips by colour, of the whole pool."""
+    values = np.where(np.arange(rules.n_chips) == rules.stasi_id, 0, rules.chip_value)
+    sums = np.array([values[rules.chip_colour == c].sum() for c in range(3)], dtype=np.int64)
+    counts = np.array([(rules.chip_colour == c).sum() for c in range(3)], dtype=np.int64)
+    return sums, counts
 
 
 class BatchBayesAgent(BatchAccuser):
@@ -187,7 +203,7 @@ class BatchBayesAgent(BatchAccuser):
     def accuse(self, state: BatchState, games: np.ndarray, forced: np.ndarray) -> np.ndarray:
         p = self.params
         seats = state.pending_seat[games].astype(np.int64)
-        b = seat_beliefs(state, games, seats)
+        b = seat_beliefs(state, games, seats, clues=False)
         values = expected_chip_values(state, games, seats)
         gold, white, black = values[:, GOLD, None], values[:, WHITE, None], values[:, BLACK, None]
         chief, assistant = b.chief, b.assistant

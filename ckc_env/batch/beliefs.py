@@ -14,10 +14,10 @@ slot s lies in a set ``cand[s]`` of the 10 clues, and counting them needs only `
 
 **Counting.** Per slot and candidate set a table holds the 3840 world bits, laid out chief by chief
 (32 x 128 bits); ANDing the 5 slots' rows and counting bits per chief gives the number of
-consistent worlds with each chief. For the clue of a slot: with the permutation fixed, faces are
-independent, so perm p has ``prod_s N[s, p(s)]`` consistent worlds (N: faces of the slot's
-feature its set allows, 0..2), and the worlds where slot s holds clue q are
-``[q allowed] / N[s, f] * sum_{p: p(s) = f} count(p)``. Every count is an exact integer; each
+consistent worlds with each chief; a cat is an assistant in the worlds of the five chiefs next to
+it. For the clue of a slot: with the permutation fixed, faces are independent, so perm p has
+``prod_s N[s, p(s)]`` consistent worlds (N: faces of the slot's feature its set allows, 0..2), and
+the worlds where slot s holds clue q are ``[q allowed] / N[s, f] * sum_{p: p(s) = f} count(p)``. Every count is an exact integer; each
 probability is one float64 division of two of them, as in the scalar code (which counts the
 unrevealed bag tiles unordered: its counts are ours divided by the number of their orders, the
 same ratios, so the same correctly rounded quotients).
@@ -40,15 +40,11 @@ ALL_CLUES = (1 << N_CLUES) - 1
 PERMS = np.array(list(permutations(range(N_FEATURES))), dtype=np.int64)
 """(120, 5): ``PERMS[p, s]`` is the feature in slot s under permutation p."""
 _CLUE_CATS = np.array(CLUE_CATS, dtype=np.uint32)
-_ASSISTANTS = np.zeros((N_CATS, N_CATS))
-for _chief in range(N_CATS):
-    for _f in range(N_FEATURES):
-        _ASSISTANTS[_chief, _chief ^ (1 << _f)] = 1.0
 
 
 @cache
 def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Built on first use (about 3 MB): world bits, face counts, slot-feature sums, clue shares."""
+    """Built on first use (about 3 MB): world bits, face counts, perms grouped by slot feature, clue shares."""
     sets = np.arange(1 << N_CLUES)
     faces = np.stack([((sets >> (2 * f)) & 1) + ((sets >> (2 * f + 1)) & 1) for f in range(N_FEATURES)], 1)
     face_counts = np.ascontiguousarray(faces[:, PERMS.T].transpose(1, 0, 2)).astype(np.uint8)  # (5, 1024, 120)
@@ -61,13 +57,18 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         allowed[:, :, :120] = (sets[:, None, None] >> slot_clue[None, :, :, s]) & 1
         packed = np.packbits(allowed, axis=-1, bitorder="little").view("<u8")
         world_bits[s] = packed.reshape(1 << N_CLUES, 2 * N_CATS)
-    slot_feature = np.zeros((120, SEATS * N_FEATURES))  # [p, 5 s + f] = 1 when perm p puts feature f in slot s
-    slot_feature[np.arange(120)[:, None], N_FEATURES * np.arange(SEATS)[None, :] + PERMS] = 1.0
+    # the perms ordered, for each slot s, by the feature they put in s: 5 groups of 24
+    grouped = np.concatenate([np.argsort(PERMS[:, s], kind="stable") for s in range(SEATS)])
     share = np.zeros((1 << N_CLUES, N_CLUES))  # [set, q] = [q allowed] / (faces of q's feature allowed)
     for q in range(N_CLUES):
         count = faces[:, q >> 1]
         share[:, q] = np.where(count > 0, ((sets >> q) & 1) / np.maximum(count, 1), 0.0)
-    return world_bits, face_counts, slot_feature, share
+    return world_bits, face_counts, grouped, share
+
+
+_NEIGHBOURS = np.arange(N_CATS)[:, None] ^ (1 << np.arange(N_FEATURES))[None, :]
+"""``_NEIGHBOURS[c]``: the five cats that differ from cat c in one feature (its assistants if c is
+the chief, and the chiefs that make c an assistant)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class BatchBeliefs:
 
     chief: np.ndarray  # (k, 32) P(cat is the chief spy)
     assistant: np.ndarray  # (k, 32) P(cat is an assistant)
-    clue: np.ndarray  # (k, 5, 10) P(seat's clue = c)
+    clue: np.ndarray | None  # (k, 5, 10) P(seat's clue = c)
     assignments: np.ndarray  # (k,) consistent hidden assignments, counted as ckc_env.beliefs counts them
 
     @property
@@ -130,37 +131,45 @@ def slot_candidates(state: BatchState, games: np.ndarray, seats: np.ndarray) -> 
     return cand
 
 
-def count_worlds(cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact counts over the worlds allowed by ``cand`` (k, 5): per chief (k, 32) and per slot and
-    clue (k, 5, 10), as float64 holding integers."""
-    world_bits, face_counts, slot_feature, share = _tables()
+def count_worlds(cand: np.ndarray, clues: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """Exact counts over the worlds allowed by ``cand`` (k, 5): per chief (k, 32) and, with
+    ``clues``, per slot and clue (k, 5, 10), as float64 holding integers. No BLAS: its threads cost
+    more than they save on these small products, and far more on a busy machine."""
+    world_bits, face_counts, grouped, share = _tables()
     bits = world_bits[0][cand[:, 0]]
-    per_perm = face_counts[0][cand[:, 0]]
     for s in range(1, SEATS):
         bits &= world_bits[s][cand[:, s]]
-        per_perm *= face_counts[s][cand[:, s]]
     pop = np.bitwise_count(bits)
     chief_counts = (pop[:, 0::2] + pop[:, 1::2]).astype(np.float64)
+    if not clues:
+        return chief_counts, None
+    per_perm = face_counts[0][cand[:, 0]]
+    for s in range(1, SEATS):
+        per_perm *= face_counts[s][cand[:, s]]
     k = len(cand)
-    by_slot_feature = (per_perm.astype(np.float64) @ slot_feature).reshape(k, SEATS, N_FEATURES)
+    by_slot_feature = per_perm[:, grouped].reshape(k, SEATS, N_FEATURES, 24).sum(3, dtype=np.int64)
     clue_counts = np.repeat(by_slot_feature, 2, axis=2) * share[cand]
     return chief_counts, clue_counts
 
 
-def seat_beliefs(state: BatchState, games: np.ndarray, seats: np.ndarray) -> BatchBeliefs:
-    """The exact posterior of ``seats[i]``'s information set in game ``games[i]``."""
+def seat_beliefs(state: BatchState, games: np.ndarray, seats: np.ndarray, clues: bool = True) -> BatchBeliefs:
+    """The exact posterior of ``seats[i]``'s information set in game ``games[i]`` (without the
+    seats' clue distributions, which the scripted players do not read, when ``clues`` is False:
+    ``clue`` is then None)."""
     games = np.asarray(games, dtype=np.int64)
     seats = np.asarray(seats, dtype=np.int64)
     cand = slot_candidates(state, games, seats)
-    chief_counts, clue_counts = count_worlds(cand)
+    chief_counts, clue_counts = count_worlds(cand, clues)
     total = chief_counts.sum(1)
     if np.any(total == 0):
         bad = games[total == 0][:5]
         raise ValueError(f"inconsistent information sets (no assignment) in games {bad.tolist()}")
     chief = chief_counts / total[:, None]
-    assistant = (chief_counts @ _ASSISTANTS) / total[:, None]
+    assistant = chief_counts[:, _NEIGHBOURS].sum(2) / total[:, None]  # integer sums: exact
     n = state.n[games].astype(np.int64)
-    clue = np.where((n[:, None] > SEAT_RANGE)[:, :, None], clue_counts / total[:, None, None], 0.0)
+    clue = None
+    if clue_counts is not None:
+        clue = np.where((n[:, None] > SEAT_RANGE)[:, :, None], clue_counts / total[:, None, None], 0.0)
     unrevealed = ((n[:, None] <= SEAT_RANGE) & (cand == ALL_CLUES)).sum(1)
     assignments = np.round(total).astype(np.int64) // _FACTORIALS[unrevealed]
     return BatchBeliefs(chief, assistant, clue, assignments)
