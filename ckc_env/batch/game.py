@@ -8,7 +8,7 @@ is done phase by phase over the games in that phase (numpy on index arrays); a g
 several transitions is carried through repeated passes, so no Python loop runs over games.
 
 The functions of the scalar rules modules appear here under their names (``draw_card``,
-``accuse``, ``open_window``, ``hand_out``, ``take_chip``, ``adler_swap``, ``finish_round``...),
+``accuse``, ``open_window``, ``hand_out``, ``take_chips``, ``adler_swap``, ``finish_round``...),
 each taking the state and an index array of games instead of one game.
 """
 
@@ -513,36 +513,37 @@ def hand_out(state: BatchState, games: np.ndarray, chief: np.ndarray) -> None:
     else:  # "chief_uncaught": the German edition
         white = (state.accused_cats[games] >> chief.astype(np.uint32)) & _ONE32 == 0
     idle_colour = np.where(white, WHITE, BLACK)
-    rows = np.arange(k)
-    for j in range(SEATS - 1):  # at most n - 1 non-accusers follow the accusers
-        has = j < idle_count
-        at = count[has] + j
-        seat[rows[has], at] = idle_seats[has, j]
-        colour[rows[has], at] = idle_colour[has]
+    r, i = np.nonzero(idle_count[:, None] > SEAT_RANGE)  # at most n - 1 non-accusers follow the accusers
+    seat[r, count[r] + i] = idle_seats[r, i]
+    colour[r, count[r] + i] = idle_colour[r]
     total = count + idle_count
-    chip = np.full((k, SEATS), -1, dtype=np.int64)
-    for j in range(SEATS):  # one by one: a colour can run out in the middle
-        due = np.flatnonzero(j < total)
-        if not len(due):
-            break
-        chip[due, j] = take_chip(state, games[due], seat[due, j], colour[due, j])
     state.served_seat[games] = seat
     state.served_cat[games] = cat
     state.served_colour[games] = colour
-    state.served_chip[games] = chip
+    state.served_chip[games] = take_chips(state, games, seat, colour, total[:, None] > SEAT_RANGE)
     state.served_count[games] = total
 
 
-def take_chip(state: BatchState, games: np.ndarray, seats: np.ndarray, colours: np.ndarray) -> np.ndarray:
-    """``scoring.take_chip``: the next chip of a colour from the supply, -1 if it has run out."""
-    left = state.supply_len[games, colours].astype(np.int64)
-    has = left > 0
-    chips = np.full(len(games), -1, dtype=np.int64)
-    g, s, c = games[has], seats[has], colours[has]
-    taken = state.supply[g, c, left[has] - 1].astype(np.int64)
-    state.supply_len[g, c] = left[has] - 1
-    chips[has] = taken
-    give_chip(state, g, s, taken)
+def take_chips(
+    state: BatchState, games: np.ndarray, seats: np.ndarray, colours: np.ndarray, due: np.ndarray
+) -> np.ndarray:
+    """``scoring.take_chip`` for every chip due in a hand-out (``seats``, ``colours``: (k, 5) in
+    order, ``due`` marking them): the i-th chip due of a colour is the i-th from the top of that
+    colour's supply, nothing once it has run out. Returns the chips (-1: none)."""
+    rank = np.zeros(seats.shape, dtype=np.int64)
+    for colour in range(3):
+        of_colour = due & (colours == colour)
+        rank = np.where(of_colour, np.cumsum(of_colour, axis=1) - 1, rank)
+    left = np.take_along_axis(state.supply_len[games].astype(np.int64), colours.clip(0), 1)
+    has = due & (rank < left)
+    r, j = np.nonzero(has)
+    g, s, c = games[r], seats[r, j], colours[r, j]
+    taken = state.supply[g, c, left[r, j] - 1 - rank[r, j]].astype(np.int64)
+    chips = np.full(seats.shape, -1, dtype=np.int64)
+    chips[r, j] = taken
+    for colour in range(3):
+        state.supply_len[games, colour] -= (has & (colours == colour)).sum(1)
+    give_chip(state, g, s, taken)  # every seat is served at most once
     rules = state.rules
     if rules.stasi_id >= 0:
         stasi = taken == rules.stasi_id  # 7: shown, face-up; its taker takes the Stasi card
