@@ -84,9 +84,9 @@ class BatchAgent:
 
 def _uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One legal action per row, uniformly (rows with no legal action give 0)."""
-    counts = mask.sum(1)
-    pick = (rng.random(len(mask)) * counts).astype(np.int64)
-    return np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
+    running = np.cumsum(mask, axis=1, dtype=np.int8)  # at most 40 legal actions
+    pick = (rng.random(len(mask)) * running[:, -1]).astype(np.int8)
+    return np.argmax(running > pick[:, None], axis=1)
 
 
 class BatchRandomAgent(BatchAgent):

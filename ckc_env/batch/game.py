@@ -242,7 +242,7 @@ def _in_window(state: BatchState, games: np.ndarray) -> None:
     open_ = games[has_targets]
     if len(open_):
         queue = state.queue[open_]
-        accused = np.take_along_axis(state.accused_by[open_], queue.astype(np.int64) % SEATS, 1)
+        accused = np.take(state.accused_by, open_[:, None] * SEATS + queue % SEATS)
         eligible = (
             (state.queue_pos[open_, None] <= SEAT_RANGE) & (state.queue_len[open_, None] > SEAT_RANGE) & (accused < 0)
         )
