@@ -10,6 +10,8 @@ blocks.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ..config import MAX_CHIPS_PER_COLOUR
@@ -26,6 +28,38 @@ _TENTHS = np.array(TENTHS, dtype=np.float32)
 """``_TENTHS[k]``: a count k scaled by 1/10 exactly as the scalar encoder writes it."""
 _ROWS_PIECES = 3 * SEATS * N_CATS
 """rows, discards and accused: three (5, 32) pieces in a row."""
+
+
+_WRITTEN = {
+    # pieces every call writes whole (the rest starts at zero)
+    "deck_size", "investigators_left", "accusation_cards", "rows", "discards", "accused", "chip_colours", "targets",
+    "supply", "own_chip_values", "own_points", "belief_chief", "belief_assistant", "belief_clues", "deck_cats",
+    "chip_values", "points", "hidden_adler",
+}  # fmt: skip
+
+
+@cache
+def _zeroed(layout: Layout) -> tuple[tuple[int, int], ...]:
+    """The column ranges of a layout's pieces that are not written whole, merged where adjacent."""
+    ranges: list[list[int]] = []
+    for piece in layout.pieces:
+        if piece.name in _WRITTEN:
+            continue
+        start = layout.offsets[piece.name]
+        if ranges and ranges[-1][1] == start:
+            ranges[-1][1] = start + piece.size
+        else:
+            ranges.append([start, start + piece.size])
+    return tuple((a, b) for a, b in ranges)
+
+
+def _blank(layout: Layout, size: int) -> np.ndarray:
+    """A (size, layout.size) float32 array, zero wherever the pieces are not all written: writing
+    each entry once is most of an observation's cost at large batches."""
+    out = np.empty((size, layout.size), dtype=np.float32)
+    for a, b in _zeroed(layout):
+        out[:, a:b] = 0.0
+    return out
 
 
 class _Ones:
@@ -54,7 +88,7 @@ def _public(state: BatchState, seats: np.ndarray, layout: Layout) -> tuple[np.nd
     size = state.batch_size
     games = np.arange(size)
     n = state.n.astype(np.int64)
-    out = np.zeros((size, layout.size), dtype=np.float32)
+    out = _blank(layout, size)
     ones = _Ones(size, layout.size)
     absolute = np.where(n[:, None] > SEAT_RANGE, (seats[:, None] + SEAT_RANGE) % n[:, None], -1)
     present = absolute >= 0
@@ -75,7 +109,7 @@ def _public(state: BatchState, seats: np.ndarray, layout: Layout) -> tuple[np.nd
     ones.add(o["rules"] + np.flatnonzero(flags)[None, :])
 
     # rows, discards, accused and targets: one bit unpacking
-    masks = np.zeros((size, 4 * SEATS), dtype="<u4")
+    masks = np.empty((size, 3 * SEATS + 1), dtype="<u4")
     masks[:, :SEATS] = np.where(present, np.take(state.rows, at), 0)
     masks[:, SEATS : 2 * SEATS] = np.where(present, np.take(state.discards, at), 0)
     masks[:, 2 * SEATS : 3 * SEATS] = np.where(present, CAT_BITS[np.take(state.accused_by, at)], 0)
@@ -86,7 +120,8 @@ def _public(state: BatchState, seats: np.ndarray, layout: Layout) -> tuple[np.nd
 
     table = np.where(present[:, :, None], np.take(state.chip_table.reshape(-1, 6), at, axis=0), 0)
     out[:, o["chip_colours"] : o["chip_colours"] + 3 * SEATS] = _TENTHS[table[:, :, :3]].reshape(size, -1)
-    out[:, o["face_up_adler"] : o["face_up_adler"] + 3 * SEATS] = (table[:, :, 3:] / 2).reshape(size, -1)
+    if config.cafe_adler:  # face-up Adler chips exist only in that variant
+        out[:, o["face_up_adler"] : o["face_up_adler"] + 3 * SEATS] = (table[:, :, 3:] / 2).reshape(size, -1)
 
     ones.add(o["round"] + state.round_index.astype(np.int64))
     ones.add(o["first_player"] + relative(state.first_player))
