@@ -307,6 +307,22 @@ def test_automatic_reset_starts_the_slots_next_game():
     assert list(state.game_over) == [False, True, False, True]
 
 
+def test_a_step_can_leave_some_games_waiting():
+    state = batch.init(GameConfig(num_players=4), batch_size=6, seed=4)
+    other = state.copy()
+    actions = batch.legal_action_mask(state).argmax(1)
+    waiting = np.array([False, True, False, True, True, False])
+    batch.step(state, actions, games=~waiting)
+    batch.step(other, actions)
+    for name in ("deck_pos", "queue_pos", "pending_seat", "accused_by", "rows"):
+        changed, expected = getattr(state, name), getattr(other, name)
+        assert np.array_equal(changed[~waiting], expected[~waiting])
+        assert np.array_equal(
+            changed[waiting], getattr(batch.init(GameConfig(num_players=4), batch_size=6, seed=4), name)[waiting]
+        )
+    batch.step(state, np.full(6, 99), games=np.flatnonzero(~waiting)[:0])  # no game stepped: nothing checked
+
+
 def test_illegal_actions_are_refused_naming_the_games():
     state = batch.init(GameConfig(num_players=4), batch_size=3, seed=0)
     mask = batch.legal_action_mask(state)

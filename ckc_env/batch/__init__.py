@@ -24,8 +24,8 @@ decisions) and ``tests/test_batch_agents.py`` (beliefs and baselines).
 | function | does | scalar counterpart |
 |---|---|---|
 | ``init(config, batch_size, seed)`` | deals B games (``seeds=`` one seed per game; ``num_players=`` one count per game) and runs each to its first decision | ``engine.init`` |
-| ``step(state, actions, autoreset=False)`` | applies ``actions[b]`` to game b's pending decision (games that are over ignore theirs), then runs every game to its next decision; an illegal action raises ``ValueError`` naming the games and changes nothing | ``engine.step`` |
-| ``apply(state, actions, autoreset=False)`` | ``step`` without the legality check | ``engine.apply`` |
+| ``step(state, actions, autoreset=False, games=None)`` | applies ``actions[b]`` to game b's pending decision (games that are over ignore theirs; with ``games``, only those games are stepped and the others wait), then runs each stepped game to its next decision; an illegal action raises ``ValueError`` naming the games and changes nothing | ``engine.step`` |
+| ``apply(state, actions, autoreset=False, games=None)`` | ``step`` without the legality check | ``engine.apply`` |
 | ``legal_action_mask(state)`` | (B, 40) int8 legal actions of each pending decision (zeros once over) | ``engine.legal_mask`` |
 | ``observe(state, seats=None, layout=OBSERVATION)`` | (B, 736) float32 observation of ``seats[b]`` (default the acting seat); ``OBSERVATION_WITH_BELIEFS`` gives 850 | ``observation.encode_observation`` |
 | ``encode_state(state)`` | (B, 895) float32 full state for centralised critics | ``observation.encode_state`` |

@@ -747,12 +747,16 @@ def legal_action_mask(state: BatchState) -> np.ndarray:
     return mask
 
 
-def step(state: BatchState, actions: np.ndarray, autoreset: bool = False) -> BatchState:
+def step(
+    state: BatchState, actions: np.ndarray, autoreset: bool = False, games: np.ndarray | None = None
+) -> BatchState:
     """Apply each game's action to its pending decision and advance every game to its next one.
 
-    Games that are over ignore their action. An illegal action raises ``ValueError`` naming the
-    games, their actions and the legal ones, and changes nothing. With ``autoreset``, games that
-    end in this step are replaced by the next game of their slot (see ``reset``) before returning:
+    Games that are over ignore their action. ``games`` (a bool mask or indices) steps only those
+    games, leaving the others as they are (their actions are ignored): a caller can play some
+    seats' decisions while others wait. An illegal action raises ``ValueError`` naming the games,
+    their actions and the legal ones, and changes nothing. With ``autoreset``, games that end in
+    this step are replaced by the next game of their slot (see ``reset``) before returning:
     ``terminated``, ``rewards``, ``win_rewards`` and ``record`` still describe the finished game.
     """
     actions = np.asarray(actions)
@@ -760,7 +764,7 @@ def step(state: BatchState, actions: np.ndarray, autoreset: bool = False) -> Bat
         raise ValueError(
             f"actions must be an integer array of shape ({state.batch_size},), got {actions.dtype} {actions.shape}"
         )
-    live = np.flatnonzero(state.pending_kind >= 0)
+    live = _live(state, games)
     chosen = actions[live]
     mask = legal_action_mask(state)
     inside = (chosen >= 0) & (chosen < N_ACTIONS)
@@ -774,16 +778,27 @@ def step(state: BatchState, actions: np.ndarray, autoreset: bool = False) -> Bat
             for g in bad
         )
         raise ValueError(f"illegal action(s) in {int((~legal).sum())} game(s): {details}")
-    return apply(state, actions, autoreset)
+    return apply(state, actions, autoreset, games)
 
 
-def apply(state: BatchState, actions: np.ndarray, autoreset: bool = False) -> BatchState:
+def _live(state: BatchState, games: np.ndarray | None) -> np.ndarray:
+    """The games to step: those with a pending decision, among ``games`` if given."""
+    waiting = state.pending_kind >= 0
+    if games is None:
+        return np.flatnonzero(waiting)
+    chosen = _indices(state, games)
+    return chosen[waiting[chosen]]
+
+
+def apply(
+    state: BatchState, actions: np.ndarray, autoreset: bool = False, games: np.ndarray | None = None
+) -> BatchState:
     """``step`` without the legality check, for callers that have made it."""
     state.rewards[:] = 0.0
     state.win_rewards[:] = 0.0
     state.terminated[:] = False
     state.round_ended[:] = False
-    live = np.flatnonzero(state.pending_kind >= 0)
+    live = _live(state, games)
     action = np.asarray(actions)[live].astype(np.int64)
     kind = state.pending_kind[live]
     seat = state.pending_seat[live].astype(np.int64)
