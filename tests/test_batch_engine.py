@@ -314,12 +314,11 @@ def test_a_step_can_leave_some_games_waiting():
     waiting = np.array([False, True, False, True, True, False])
     batch.step(state, actions, games=~waiting)
     batch.step(other, actions)
+    fresh = batch.init(GameConfig(num_players=4), batch_size=6, seed=4)
     for name in ("deck_pos", "queue_pos", "pending_seat", "accused_by", "rows"):
-        changed, expected = getattr(state, name), getattr(other, name)
-        assert np.array_equal(changed[~waiting], expected[~waiting])
-        assert np.array_equal(
-            changed[waiting], getattr(batch.init(GameConfig(num_players=4), batch_size=6, seed=4), name)[waiting]
-        )
+        changed = getattr(state, name)
+        assert np.array_equal(changed[~waiting], getattr(other, name)[~waiting])
+        assert np.array_equal(changed[waiting], getattr(fresh, name)[waiting])
     batch.step(state, np.full(6, 99), games=np.flatnonzero(~waiting)[:0])  # no game stepped: nothing checked
 
 
@@ -351,6 +350,7 @@ def test_illegal_actions_are_refused_naming_the_games():
         ({"seeds": [-1]}, "non-negative"),
         ({"batch_size": 2, "num_players": [3]}, "num_players has 1 entries"),
         ({"batch_size": 1, "num_players": [6]}, "num_players=6"),
+        ({"batch_size": 1, "options": {"deck": list(range(32))}}, r"no reset options \(\['deck'\]\).*Lockstep"),
     ],
 )
 def test_bad_arguments_are_refused_by_name(kwargs, message):

@@ -15,7 +15,8 @@ each taking the state and an index array of games instead of one game.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,6 +64,7 @@ def init(
     seeds: Sequence[int] | None = None,
     num_players: Sequence[int] | None = None,
     chance: object | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> BatchState:
     """B new games, each run to its first decision.
 
@@ -70,9 +72,15 @@ def init(
     instead (game b with seed s is the same game in any batch). ``num_players`` (one count per
     game) mixes player counts in one batch; every other option comes from ``config``. ``chance``
     is where chance outcomes come from (default: :class:`~ckc_env.batch.chance.RandomChance`).
+    Reset ``options`` (the scalar engine's) are refused: ``replay.Lockstep`` plays them.
     """
     if not isinstance(config, GameConfig):
         raise ValueError(f"config must be a GameConfig, got {type(config).__name__}")
+    if options:
+        raise ValueError(
+            f"the batched engine takes no reset options ({sorted(options)}): to play a deal fixed by hand, "
+            "give the options to batch.replay.Lockstep, which replays the scalar game's deal into the batch"
+        )
     if seeds is not None:
         if batch_size is not None and batch_size != len(seeds):
             raise ValueError(f"batch_size={batch_size} disagrees with the {len(seeds)} seeds given")

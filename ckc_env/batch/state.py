@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import BLACK, COLOURS, GOLD, WHITE, GameConfig
+from ..config import BLACK, GOLD, WHITE, GameConfig
 from ..engine.cards import CLUE_CATS, N_CATS
 from ..engine.chips import ADLER, STASI, build_pool
 from ..engine.state import GAME_OVER
@@ -304,7 +304,7 @@ class RoundRecord:
 
 
 def empty_state(rules: BatchRules, n: np.ndarray, chance: Any, first_player_option: np.ndarray) -> BatchState:
-    """Arrays for len(n) games, all over (``game.reset_games`` deals them)."""
+    """Arrays for len(n) games, all over (``game.start_games`` deals them)."""
     size = len(n)
 
     def full(shape: tuple[int, ...] | int, value: int, dtype: Any = np.int8) -> np.ndarray:
@@ -415,7 +415,3 @@ def empty_state(rules: BatchRules, n: np.ndarray, chance: Any, first_player_opti
         winners=full((size, SEATS), False, bool),
         record=record,
     )
-
-
-COLOUR_NAMES = COLOURS
-__all__ = ["BLACK", "GOLD", "WHITE", "BatchRules", "BatchState", "RoundRecord", "batch_rules", "empty_state"]
