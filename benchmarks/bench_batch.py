@@ -4,8 +4,8 @@ The AEC environment is driven as ``bench_env.py`` drives it (``ckc_env.env()`` w
 ``agent_iter``, ``last``, a uniformly random legal action from the mask, ``step``). The batched
 engine plays B games in lockstep with uniformly random legal actions and the automatic reset
 (``batch.step(state, actions, autoreset=True)``), once without and once with the observation of
-every game's acting seat computed at every step (``batch.observe``, the same 736 numbers the AEC
-environment computes at every ``last``). Repeats go round-robin over all of them; each ratio is
+every game's acting seat computed at every step (``batch.observe`` into a reused array, the same
+736 numbers the AEC environment computes at every ``last``). Repeats go round-robin over all of them; each ratio is
 the median over repeats of (batched decisions/s) / (AEC decisions/s) measured in the same round.
 
 ``--memory`` also plays B = 4096 games of one random seat against four batched bayes_v1 (beliefs
@@ -36,7 +36,7 @@ from bench_env import drive
 from ckc_env import batch
 from ckc_env.batch.agents import decide, make_batch_agent
 from ckc_env.config import GameConfig
-from ckc_env.observation import OBSERVATION_WITH_BELIEFS
+from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS
 from ckc_env.seeding import derive_seed
 
 BATCH_SIZES = (1, 64, 1024, 4096)
@@ -47,13 +47,14 @@ def play_batch(config: GameConfig, size: int, steps: int, seed: int, observe: bo
     state = batch.init(config, batch_size=size, seed=seed)
     player = make_batch_agent("random", seed=seed)
     games = np.arange(size)
+    observations = np.empty((size, OBSERVATION.size), dtype=np.float32)  # reused, as a vector env would
     decisions = 0
     start = time.perf_counter()
     for _ in range(steps):
         decisions += int((state.pending_kind >= 0).sum())
         batch.apply(state, player.act(state, games), autoreset=True)  # random legal actions: no check needed
         if observe:
-            batch.observe(state)
+            batch.observe(state, out=observations)
     return decisions, time.perf_counter() - start
 
 

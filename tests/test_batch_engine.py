@@ -307,6 +307,20 @@ def test_automatic_reset_starts_the_slots_next_game():
     assert list(state.game_over) == [False, True, False, True]
 
 
+def test_observations_can_be_written_into_a_reused_array():
+    state = batch.init(GameConfig(num_players=4, cafe_adler=True), batch_size=8, seed=2)
+    for layout in LAYOUTS:
+        out = np.full((8, layout.size), np.nan, dtype=np.float32)
+        for _ in range(3):
+            batch.step(state, batch.legal_action_mask(state).argmax(1))
+            assert batch.observe(state, layout=layout, out=out) is out
+            assert np.array_equal(out, batch.observe(state, layout=layout))
+    out = np.full((8, batch.encode_state(state).shape[1]), np.nan, dtype=np.float32)
+    assert np.array_equal(batch.encode_state(state, out=out), batch.encode_state(state))
+    with pytest.raises(ValueError, match=r"out must be a float32 array of shape \(8, 736\)"):
+        batch.observe(state, out=np.zeros((8, 735), dtype=np.float32))
+
+
 def test_a_step_can_leave_some_games_waiting():
     state = batch.init(GameConfig(num_players=4), batch_size=6, seed=4)
     other = state.copy()

@@ -27,8 +27,8 @@ decisions) and ``tests/test_batch_agents.py`` (beliefs and baselines).
 | ``step(state, actions, autoreset=False, games=None)`` | applies ``actions[b]`` to game b's pending decision (games that are over ignore theirs; with ``games``, only those games are stepped and the others wait), then runs each stepped game to its next decision; an illegal action raises ``ValueError`` naming the games and changes nothing | ``engine.step`` |
 | ``apply(state, actions, autoreset=False, games=None)`` | ``step`` without the legality check | ``engine.apply`` |
 | ``legal_action_mask(state)`` | (B, 40) int8 legal actions of each pending decision (zeros once over) | ``engine.legal_mask`` |
-| ``observe(state, seats=None, layout=OBSERVATION)`` | (B, 736) float32 observation of ``seats[b]`` (default the acting seat); ``OBSERVATION_WITH_BELIEFS`` gives 850 | ``observation.encode_observation`` |
-| ``encode_state(state)`` | (B, 895) float32 full state for centralised critics | ``observation.encode_state`` |
+| ``observe(state, seats=None, layout=OBSERVATION, out=None)`` | (B, 736) float32 observation of ``seats[b]`` (default the acting seat); ``OBSERVATION_WITH_BELIEFS`` gives 850; ``out`` is an array to reuse | ``observation.encode_observation`` |
+| ``encode_state(state, out=None)`` | (B, 895) float32 full state for centralised critics | ``observation.encode_state`` |
 | ``rewards(state, scheme)`` | (B, 5) float64 rewards of the last step by seat: ``"points"`` or ``"win"`` | the environment's ``reward=`` |
 | ``reset(state, games)`` | starts the next game in those slots | ``engine.init`` |
 | ``summary.round_summaries(state, games)`` | the scalar summary dicts of the rounds that ended in the last step | ``GameState.summaries`` |

@@ -53,10 +53,13 @@ def _zeroed(layout: Layout) -> tuple[tuple[int, int], ...]:
     return tuple((a, b) for a, b in ranges)
 
 
-def _blank(layout: Layout, size: int) -> np.ndarray:
-    """A (size, layout.size) float32 array, zero wherever the pieces are not all written: writing
-    each entry once is most of an observation's cost at large batches."""
-    out = np.empty((size, layout.size), dtype=np.float32)
+def _blank(layout: Layout, size: int, out: np.ndarray | None) -> np.ndarray:
+    """A (size, layout.size) float32 array (``out`` if given), zero wherever the pieces are not all
+    written: writing each entry once is most of an observation's cost at large batches."""
+    if out is None:
+        out = np.empty((size, layout.size), dtype=np.float32)
+    elif out.shape != (size, layout.size) or out.dtype != np.float32:
+        raise ValueError(f"out must be a float32 array of shape ({size}, {layout.size}), got {out.dtype} {out.shape}")
     for a, b in _zeroed(layout):
         out[:, a:b] = 0.0
     return out
@@ -80,7 +83,9 @@ class _Ones:
         return out
 
 
-def _public(state: BatchState, seats: np.ndarray, layout: Layout) -> tuple[np.ndarray, _Ones, np.ndarray, np.ndarray]:
+def _public(
+    state: BatchState, seats: np.ndarray, layout: Layout, out: np.ndarray | None
+) -> tuple[np.ndarray, _Ones, np.ndarray, np.ndarray]:
     """The public pieces seen from ``seats`` (one per game): ``Encoder.public`` for the batch.
     Returns the vectors with every piece but the 1.0 entries, those entries, the player counts and,
     per relative seat, the absolute seat (-1: absent)."""
@@ -88,7 +93,7 @@ def _public(state: BatchState, seats: np.ndarray, layout: Layout) -> tuple[np.nd
     size = state.batch_size
     games = np.arange(size)
     n = state.n.astype(np.int64)
-    out = _blank(layout, size)
+    out = _blank(layout, size, out)
     ones = _Ones(size, layout.size)
     absolute = np.where(n[:, None] > SEAT_RANGE, (seats[:, None] + SEAT_RANGE) % n[:, None], -1)
     present = absolute >= 0
@@ -153,16 +158,19 @@ def _public(state: BatchState, seats: np.ndarray, layout: Layout) -> tuple[np.nd
     return out, ones, n, absolute
 
 
-def observe(state: BatchState, seats: np.ndarray | None = None, layout: Layout = OBSERVATION) -> np.ndarray:
+def observe(
+    state: BatchState, seats: np.ndarray | None = None, layout: Layout = OBSERVATION, out: np.ndarray | None = None
+) -> np.ndarray:
     """(B, layout.size) float32: the observation of ``seats[b]`` in game b (default: the seat to act,
-    seat 0 where the game is over), as ``ckc_env.observation.encode_observation`` writes it."""
+    seat 0 where the game is over), as ``ckc_env.observation.encode_observation`` writes it; into
+    ``out`` (reused between steps) if given."""
     if seats is None:
         seats = np.where(state.pending_kind >= 0, state.pending_seat, 0)
     seats = np.asarray(seats, dtype=np.int64)
     if seats.shape != (state.batch_size,) or np.any(seats < 0) or np.any(seats >= state.n):
         raise ValueError(f"seats must be one seat per game (0..n-1), shape ({state.batch_size},)")
     o = layout.offsets
-    out, ones, _, absolute = _public(state, seats, layout)
+    out, ones, _, absolute = _public(state, seats, layout, out)
     games = np.arange(state.batch_size)
     kind = state.pending_kind.astype(np.int64)
     acting = (state.pending_seat == seats) & (kind >= 0)
@@ -188,12 +196,12 @@ def observe(state: BatchState, seats: np.ndarray | None = None, layout: Layout =
     return ones.write(out)
 
 
-def encode_state(state: BatchState) -> np.ndarray:
+def encode_state(state: BatchState, out: np.ndarray | None = None) -> np.ndarray:
     """(B, STATE.size) float32: the full state of each game (hidden clues, chip values, deck
-    contents), seats absolute, as ``ckc_env.observation.encode_state`` writes it."""
+    contents), seats absolute, as ``ckc_env.observation.encode_state`` writes it (into ``out`` if given)."""
     o = STATE.offsets
     size = state.batch_size
-    out, ones, n, _ = _public(state, np.zeros(size, dtype=np.int64), STATE)
+    out, ones, n, _ = _public(state, np.zeros(size, dtype=np.int64), STATE, out)
     kind = state.pending_kind.astype(np.int64)
     acting = kind >= 0
     ones.add(o["acting_seat"] + state.pending_seat.astype(np.int64), acting)
