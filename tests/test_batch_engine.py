@@ -29,6 +29,7 @@ import pytest
 
 import ckc_env
 from ckc_env import batch, engine
+from ckc_env.batch.agents import make_batch_agent
 from ckc_env.batch.replay import Lockstep
 from ckc_env.batch.summary import round_summaries
 from ckc_env.config import GameConfig
@@ -405,8 +406,46 @@ def test_the_batched_chance_deals_well_formed_rounds():
     assert len(tops) > 25  # 32 cats and the investigator card, uniformly
     firsts = Counter(state.first_player[state.n == 5].tolist())
     assert set(firsts) == set(range(5))
+    windows = state.window_order[(state.n == 5) & (state.pending_kind == 0)]
+    assert len(windows) > 50 and len({tuple(order) for order in windows.tolist()}) > 20  # of the 120 orders
     faces = state.clues[state.clues >= 0] & 1
     assert 0.4 < faces.mean() < 0.6
+
+
+def test_games_of_the_batched_chance_keep_their_chips_consistent():
+    """With the batched stream (not replay), the chips stay a partition of the pool and every
+    derived count agrees with the holdings, through Stasi returns and Cafe Adler swaps."""
+    config = GameConfig(num_players=4, stasi=True, cafe_adler=True)
+    state = batch.init(config, batch_size=64, seed=11)
+    player = make_batch_agent("random", seed=1)
+    rules = state.rules
+    every = np.uint64((1 << rules.n_chips) - 1)
+    ids = np.arange(rules.n_chips, dtype=np.uint64)
+    seen = Counter()
+    for _ in range(400):
+        batch.step(state, player.act(state, np.arange(64)), autoreset=True)
+        held = (state.holdings[:, :, None] >> ids) & np.uint64(1) == 1  # (B, 5, chips)
+        in_supply = np.zeros((64, rules.n_chips), dtype=bool)
+        for colour in range(3):
+            for b in range(64):
+                in_supply[b, state.supply[b, colour, : state.supply_len[b, colour]]] = True
+        assert np.array_equal(held.sum(1) + in_supply, np.ones((64, rules.n_chips)))
+        assert np.bitwise_or.reduce(state.holdings, axis=1).tolist() == (every & ~_supply_bits(state)).tolist()
+        for colour in range(3):
+            assert np.array_equal(state.chip_table[:, :, colour], (held & (rules.chip_colour == colour)).sum(2))
+        assert np.array_equal(state.points, (held * rules.chip_points).sum(2))
+        seen["swaps"] += int(state.record.swap_count[state.round_ended].sum())
+        seen["stasi back"] += int((state.record.stasi_taker[state.round_ended] >= 0).sum())
+    assert seen["swaps"] and seen["stasi back"], seen
+
+
+def _supply_bits(state: batch.BatchState) -> np.ndarray:
+    bits = np.zeros(state.batch_size, dtype=np.uint64)
+    for colour in range(3):
+        for b in range(state.batch_size):
+            for chip in state.supply[b, colour, : state.supply_len[b, colour]]:
+                bits[b] |= np.uint64(1) << np.uint64(chip)
+    return bits
 
 
 def test_the_package_docstring_lists_every_state_field():
