@@ -340,8 +340,10 @@ def draw_until_target(state: BatchState, games: np.ndarray) -> np.ndarray:
     cards = np.take(state.deck, games[:, None] * MAX_DECK + index.clip(max=MAX_DECK - 1))
     cards = np.where(valid, cards, -1)
     investigator = cards == INVESTIGATOR
-    moves_on = (valid & ~investigator).astype(np.int64)
-    drawers = (state.drawer[games, None] + np.cumsum(moves_on, axis=1) - moves_on) % n[:, None]
+    turns = ahead  # the drawer moves on after every card but an investigator card (a redraw)
+    if investigator.any():
+        turns = ahead - (np.cumsum(investigator, axis=1) - investigator)
+    drawers = (state.drawer[games, None] + turns) % n[:, None]
     at = rows[:, None] * SEATS + drawers  # (game, drawer) in a (k, 5) table
     bits = CAT_BITS[cards]
     to_row = (CLUE_CAT_MASKS[np.take(state.clues[games], at)] & bits) != 0
