@@ -44,12 +44,12 @@ the scalar one (``ckc_env.engine.actions``).
 ## Automatic reset
 
 ``step(..., autoreset=True)`` replaces every game that ends in the step by the next game of its
-slot within the same call (Gymnasium's "same-step" mode): the returned state shows the new game's
-first decision, while ``state.terminated``, ``state.rewards``, ``state.win_rewards`` and
+slot within the same call (Gymnasium's ``AutoresetMode.SAME_STEP``): the returned state shows the
+new game's first decision, while ``state.terminated``, ``state.rewards``, ``state.win_rewards`` and
 ``state.record`` (the final round's summary, totals, gold and winners) still describe the game that
 ended. The final observation of a finished game is not kept: a caller that wants it steps with
 ``autoreset=False``, observes, then calls ``reset(state, state.terminated)`` (Gymnasium's
-"next-step" mode). Without a reset, finished games stay over and ignore their actions.
+``AutoresetMode.NEXT_STEP``). Without a reset, finished games stay over and ignore their actions.
 
 ## Randomness and replay injection
 
