@@ -32,6 +32,8 @@ def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
     for preset in ("rules/base.yaml", "rules/stasi.yaml", "rules/adler.yaml", "rules/both.yaml", "train/quick.yaml"):
         assert f"ckc_env/configs/{preset}" in names, preset
     assert not any(name.startswith(("training/", "configs/", "tests/")) for name in names)
+    for module in ("game", "state", "chance", "observation", "beliefs", "agents", "replay", "summary"):
+        assert f"ckc_env/batch/{module}.py" in names, module
 
 
 def test_the_wheel_declares_the_console_commands(wheel):

@@ -1,0 +1,144 @@
+"""Decisions per second of the batched engine against the AEC environment, in the same run.
+
+The AEC environment is driven as ``bench_env.py`` drives it (``ckc_env.env()`` with its wrappers,
+``agent_iter``, ``last``, a uniformly random legal action from the mask, ``step``). The batched
+engine plays B games in lockstep with uniformly random legal actions and the automatic reset
+(``batch.step(state, actions, autoreset=True)``), once without and once with the observation of
+every game's acting seat computed at every step (``batch.observe`` into a reused array, the same
+736 numbers the AEC environment computes at every ``last``). Repeats go round-robin over all of them; each ratio is
+the median over repeats of (batched decisions/s) / (AEC decisions/s) measured in the same round.
+
+``--memory`` also plays B = 4096 games of one random seat against four batched bayes_v1 (beliefs
+observations every step) in a fresh process and reports its peak resident memory.
+
+    python benchmarks/bench_batch.py                      # 5 repeats, 5 players
+    python benchmarks/bench_batch.py --repeats 9 --memory --json results.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_env import drive
+
+from ckc_env import batch
+from ckc_env.batch.agents import decide, make_batch_agent
+from ckc_env.config import GameConfig
+from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS
+from ckc_env.seeding import derive_seed
+
+BATCH_SIZES = (1, 64, 1024, 4096)
+
+
+def play_batch(config: GameConfig, size: int, steps: int, seed: int, observe: bool) -> tuple[int, float]:
+    """Random legal play with the automatic reset: (decisions, seconds)."""
+    state = batch.init(config, batch_size=size, seed=seed)
+    player = make_batch_agent("random", seed=seed)
+    games = np.arange(size)
+    observations = np.empty((size, OBSERVATION.size), dtype=np.float32)  # reused, as a vector env would
+    decisions = 0
+    start = time.perf_counter()
+    for _ in range(steps):
+        decisions += int((state.pending_kind >= 0).sum())
+        batch.apply(state, player.act(state, games), autoreset=True)  # random legal actions: no check needed
+        if observe:
+            batch.observe(state, out=observations)
+    return decisions, time.perf_counter() - start
+
+
+def steps_for(size: int, decisions: int) -> int:
+    return int(np.clip(decisions // size, 50, 2000))
+
+
+def memory_child(size: int, steps: int) -> None:
+    """Runs in a fresh process: one random seat against four bayes_v1, beliefs observations."""
+    state = batch.init(GameConfig(num_players=5), batch_size=size, seed=0)
+    lineup = [make_batch_agent("random", seed=0)] + [make_batch_agent("bayes_v1", seed=s) for s in range(1, 5)]
+    start = time.perf_counter()
+    decisions = 0
+    for _ in range(steps):
+        decisions += int((state.pending_kind >= 0).sum())
+        batch.step(state, decide(state, lineup), autoreset=True)
+        batch.observe(state, layout=OBSERVATION_WITH_BELIEFS)
+    seconds = time.perf_counter() - start
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"batch_size": size, "peak_rss_mib": peak_mib, "decisions_per_s": decisions / seconds}))
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=5, help="timed rounds (medians reported)")
+    parser.add_argument("--num-players", type=int, default=5)
+    parser.add_argument("--decisions", type=int, default=100_000, help="about this many per batched measurement")
+    parser.add_argument("--aec-steps", type=int, default=20_000, help="about this many AEC steps per round")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--memory", action="store_true", help="also measure B=4096 against four bayes_v1")
+    parser.add_argument("--memory-child", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--json", default=None, help="also write the results to this file")
+    args = parser.parse_args(argv)
+    if args.memory_child:
+        memory_child(args.memory_child, steps=300)
+        return {}
+    warnings.filterwarnings("ignore")
+    import ckc_env
+
+    config = GameConfig(num_players=args.num_players)
+    aec_name = f"AEC env ({args.num_players}p)"
+    steps, _ = drive(lambda: ckc_env.env(num_players=args.num_players), games=20, seed=args.seed)
+    aec_games = max(1, round(args.aec_steps / (steps / 20)))
+    runs = [(size, observe) for size in BATCH_SIZES for observe in (False, True)]
+    for size, observe in runs:  # warm-up
+        play_batch(config, size, 5, args.seed, observe)
+    rates: dict[str, list[float]] = {aec_name: []} | {_name(s, o): [] for s, o in runs}
+    for repeat in range(args.repeats):
+        seed = derive_seed(args.seed, "repeat", repeat)
+        steps, seconds = drive(lambda: ckc_env.env(num_players=args.num_players), games=aec_games, seed=seed)
+        rates[aec_name].append(steps / seconds)
+        for size, observe in runs:
+            decisions, seconds = play_batch(config, size, steps_for(size, args.decisions), seed, observe)
+            rates[_name(size, observe)].append(decisions / seconds)
+    results: dict[str, Any] = {"repeats": args.repeats, "num_players": args.num_players, "runs": {}}
+    aec = rates[aec_name]
+    print(f"{aec_name:34s} {statistics.median(aec):12,.0f} decisions/s")
+    results["runs"][aec_name] = {"decisions_per_s": statistics.median(aec)}
+    print(f"\n{'batched, random legal play':34s} {'decisions/s':>12s} {'x AEC env':>10s}  (median over rounds)")
+    for size, observe in runs:
+        name = _name(size, observe)
+        ratio = statistics.median(mine / theirs for mine, theirs in zip(rates[name], aec, strict=True))
+        rate = statistics.median(rates[name])
+        results["runs"][name] = {"decisions_per_s": rate, "ratio_to_aec": ratio}
+        print(f"{name:34s} {rate:12,.0f} {ratio:10.1f}")
+    if args.memory:
+        done = subprocess.run(
+            [sys.executable, __file__, "--memory-child", "4096"], capture_output=True, text=True, check=True
+        )
+        memory = json.loads(done.stdout.strip().splitlines()[-1])
+        results["memory"] = memory
+        print(
+            f"\nB=4096, one random seat against four bayes_v1, beliefs observations: peak resident memory "
+            f"{memory['peak_rss_mib']:.0f} MiB, {memory['decisions_per_s']:,.0f} decisions/s"
+        )
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(results, handle, indent=2)
+    return results
+
+
+def _name(size: int, observe: bool) -> str:
+    return f"B={size:<5d} {'with observations' if observe else 'engine only'}"
+
+
+if __name__ == "__main__":
+    main()
