@@ -42,6 +42,11 @@ from .specs import PlayerSpec
 METRICS = ("win", "points", "gold", "white", "black", "chief_rate")
 """Per game: win share (1/k for a k-way shared win), final points, chips of each colour, and the
 share of the game's rounds in which the player caught the chief."""
+METRIC_HEADERS = ("win rate", "points", "gold", "white", "black", "chief caught (per round)")
+RATES = ("win", "chief_rate")
+"""The metrics that are rates in [0, 1]: reported with Wilson's interval."""
+INTERVALS = {m: "wilson95" if m in RATES else "normal95" for m in METRICS}
+"""How each metric's ``ci95`` in the JSON results was computed."""
 
 
 def play_game(env: raw_env, agents: Sequence[Agent], seed: int) -> dict[str, Any]:
@@ -86,28 +91,74 @@ def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
     return out
 
 
-@dataclass
+Z95 = 1.96
+"""The normal quantile of a two-sided 95% interval (rounded, as usually quoted)."""
+
+
+@dataclass(frozen=True)
 class Stat:
+    """A mean over games with its 95% interval [low, high].
+
+    Rates (:data:`RATES`: the win share, the share of rounds with the chief caught) lie in [0, 1]
+    and get Wilson's score interval, which stays inside [0, 1] and is not degenerate at 0 or 1
+    (0 wins in 2000 games: [0, 0.0019], where the normal interval would say 0 ± 0). The other
+    metrics get the normal interval, mean ± 1.96 standard errors.
+    """
+
     mean: float
-    half_width: float  # of the 95% interval (normal approximation)
+    low: float
+    high: float
+    rate: bool = False
 
     @property
-    def low(self) -> float:
-        return self.mean - self.half_width
-
-    @property
-    def high(self) -> float:
-        return self.mean + self.half_width
+    def half_width(self) -> float:
+        """Half the interval's width (for a rate the interval is not centred on the mean)."""
+        return (self.high - self.low) / 2
 
     @classmethod
     def of(cls, values: Sequence[float]) -> Stat:
+        """The normal interval of a mean (NaN bounds with fewer than two values)."""
         array = np.asarray(values, dtype=np.float64)
         if len(array) < 2:
-            return cls(float(array.mean()) if len(array) else float("nan"), float("nan"))
-        return cls(float(array.mean()), 1.96 * float(array.std(ddof=1)) / math.sqrt(len(array)))
+            mean = float(array.mean()) if len(array) else float("nan")
+            return cls(mean, float("nan"), float("nan"))
+        mean = float(array.mean())
+        half = Z95 * float(array.std(ddof=1)) / math.sqrt(len(array))
+        return cls(mean, mean - half, mean + half)
+
+    @classmethod
+    def of_rate(cls, values: Sequence[float]) -> Stat:
+        """Wilson's score interval of a rate from per-game values in [0, 1] (a shared win counts
+        1/k). For per-game shares such as the chief rate, whose games vary less than a coin toss
+        does, the interval is conservative."""
+        array = np.asarray(values, dtype=np.float64)
+        n = len(array)
+        if n == 0:
+            return cls(float("nan"), float("nan"), float("nan"), rate=True)
+        if array.min() < 0 or array.max() > 1:
+            raise ValueError(f"a rate's values lie in [0, 1], got values from {array.min()} to {array.max()}")
+        low, high = wilson(float(array.mean()), n)
+        return cls(float(array.mean()), low, high, rate=True)
 
     def __str__(self) -> str:
+        if self.rate:
+            return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
         return f"{self.mean:.3f} ± {self.half_width:.3f}"
+
+
+def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval for a proportion ``p`` observed over ``n`` trials."""
+    if n <= 0:
+        raise ValueError(f"a proportion needs at least one trial, got n={n}")
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def metric_stat(metric: str, values: Sequence[float]) -> Stat:
+    """The statistic a metric is reported with: Wilson's interval for a rate, else the normal one."""
+    return Stat.of_rate(values) if metric in RATES else Stat.of(values)
 
 
 @dataclass
@@ -124,12 +175,19 @@ class TournamentResult:
         return [specs.label(s) for s in self.lineup]
 
     def stats(self) -> list[dict[str, Stat]]:
-        return [{m: Stat.of(self.per_game[m][i]) for m in METRICS} for i in range(len(self.lineup))]
+        return [{m: metric_stat(m, self.per_game[m][i]) for m in METRICS} for i in range(len(self.lineup))]
+
+    def caption(self) -> str:
+        """What the table summarises: seats, games, seed and rules."""
+        rules = {k: v for k, v in self.config.items() if k != "num_players"}
+        options = f", rules {rules}" if rules else ""
+        return f"{len(self.lineup)} players, {self.games} games, seats rotated, seed {self.seed}{options}"
 
     def table(self) -> str:
-        """A Markdown table: one row per lineup player, mean ± 95% half-width per metric."""
-        header = "| player | win rate | points | gold | white | black | chief caught (per round) |"
-        rows = [header, "|---|---|---|---|---|---|---|"]
+        """A Markdown table under its caption: one row per lineup player, each metric's mean and 95%
+        interval (rates: ``mean [low, high]``, Wilson; the others: ``mean ± half-width``)."""
+        header = f"| player | {' | '.join(METRIC_HEADERS)} |"
+        rows = [self.caption(), "", header, "|---" * (len(METRICS) + 1) + "|"]
         for label, stat in zip(self.labels, self.stats(), strict=True):
             rows.append(f"| {label} | " + " | ".join(str(stat[m]) for m in METRICS) + " |")
         return "\n".join(rows)
@@ -142,6 +200,7 @@ class TournamentResult:
             "games": self.games,
             "seed": self.seed,
             "rounds_per_game": self.rounds_per_game,
+            "intervals": INTERVALS,
             "players": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in self.stats()],
         }
 
@@ -266,7 +325,7 @@ class RoundRobinResult:
                 k = labels.index(label)
                 for m in METRICS:
                     pooled[k][m] += result.per_game[m][i]
-        return [{m: Stat.of(values[m]) for m in METRICS} for values in pooled]
+        return [{m: metric_stat(m, values[m]) for m in METRICS} for values in pooled]
 
     def ranking(self) -> str:
         stats = self.pooled()
@@ -275,8 +334,8 @@ class RoundRobinResult:
         rows = [
             f"{self.num_players} players, {len(self.results)} table(s), {games} games",
             "",
-            "| rank | player | win rate | points | gold | white | black | chief caught (per round) |",
-            "|---|---|---|---|---|---|---|---|",
+            f"| rank | player | {' | '.join(METRIC_HEADERS)} |",
+            "|---" * (len(METRICS) + 2) + "|",
         ]
         for rank, k in enumerate(order, 1):
             label = specs.label(self.players[k])
@@ -288,6 +347,8 @@ class RoundRobinResult:
         return {
             "num_players": self.num_players,
             "players": [specs.label(p) for p in self.players],
+            "games": sum(r.games for r in self.results),
+            "intervals": INTERVALS,
             "pooled": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in stats],
             "tables": [r.to_json() for r in self.results],
         }

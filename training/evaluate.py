@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ckc_env import configs, specs
+from ckc_env import cli, configs, specs
 from ckc_env.agents import REGISTRY
 from ckc_env.config import load_yaml_mapping
 from ckc_env.tournament import round_robin, run_tournament
@@ -54,18 +54,18 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--round-robin", nargs="+", metavar="PLAYER", help="distinct players for every table")
     parser.add_argument(
         "--num-players",
-        type=int,
+        type=cli.integer(3, 5),
         metavar="N",
         help="seats per table, 3 to 5 (round robin: default the number of players, at most 5)",
     )
-    parser.add_argument("--games", type=int, default=2000, help="games in all (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="the tournament's root seed (default 0)")
+    parser.add_argument("--games", type=cli.integer(1), default=2000, help="games in all (default 2000)")
+    parser.add_argument("--seed", type=cli.integer(0), default=0, help="the tournament's root seed (default 0)")
     parser.add_argument(
         "--rules",
         metavar="PRESET",
         help=f"rules preset ({', '.join(configs.names('rules'))}) or a YAML file (default: base)",
     )
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--workers", type=cli.integer(1), default=None, help="worker processes (default: all cores)")
     parser.add_argument("--out", metavar="PREFIX", help="write PREFIX.json (and PREFIX.csv for a lineup)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -82,10 +82,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     progress = not args.no_progress
     try:
         config = load_rules(args.rules)
-        if args.games <= 0:
-            raise ValueError(f"--games must be a positive integer, got {args.games}")
-        if args.workers is not None and args.workers <= 0:
-            raise ValueError(f"--workers must be a positive integer, got {args.workers}")
         if args.lineup is not None:
             lineup = [specs.from_text(p) for p in args.lineup]
             if args.num_players is not None:
