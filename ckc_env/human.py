@@ -256,7 +256,7 @@ def seat_table(view: PlayerView, seat: int, labels: list[str] | None = None) -> 
         chips = _chips_text(view, s, own=s == seat)
         accused = view.accused_by[s]
         table.add_row(
-            name + (f" [{', '.join(tags)}]" if tags else ""),
+            name + (f" ({', '.join(tags)})" if tags else ""),
             clue,
             chips,
             _cats_text(view.rows[s], view.accused_cats),

@@ -186,11 +186,7 @@ class TournamentResult:
     def table(self) -> str:
         """A Markdown table under its caption: one row per lineup player, each metric's mean and 95%
         interval (rates: ``mean [low, high]``, Wilson; the others: ``mean ± half-width``)."""
-        header = f"| player | {' | '.join(METRIC_HEADERS)} |"
-        rows = [self.caption(), "", header, "|---" * (len(METRICS) + 1) + "|"]
-        for label, stat in zip(self.labels, self.stats(), strict=True):
-            rows.append(f"| {label} | " + " | ".join(str(stat[m]) for m in METRICS) + " |")
-        return "\n".join(rows)
+        return self.caption() + "\n\n" + markdown_table(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -328,19 +324,10 @@ class RoundRobinResult:
         return [{m: metric_stat(m, values[m]) for m in METRICS} for values in pooled]
 
     def ranking(self) -> str:
-        stats = self.pooled()
-        order = sorted(range(len(self.players)), key=lambda k: -stats[k]["win"].mean)
+        """The players ranked by win rate over all their tables, as a Markdown table under its caption."""
         games = sum(r.games for r in self.results)
-        rows = [
-            f"{self.num_players} players, {len(self.results)} table(s), {games} games",
-            "",
-            f"| rank | player | {' | '.join(METRIC_HEADERS)} |",
-            "|---" * (len(METRICS) + 2) + "|",
-        ]
-        for rank, k in enumerate(order, 1):
-            label = specs.label(self.players[k])
-            rows.append(f"| {rank} | {label} | " + " | ".join(str(stats[k][m]) for m in METRICS) + " |")
-        return "\n".join(rows)
+        caption = f"{self.num_players} players, {len(self.results)} table(s), {games} games"
+        return caption + "\n\n" + markdown_table(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         stats = self.pooled()
@@ -352,6 +339,25 @@ class RoundRobinResult:
             "pooled": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in stats],
             "tables": [r.to_json() for r in self.results],
         }
+
+
+def markdown_table(result: dict[str, Any]) -> str:
+    """The Markdown table of a saved result (``TournamentResult.to_json``: one row per lineup player,
+    in lineup order; ``RoundRobinResult.to_json``: the players ranked by win rate), so that a table
+    in the docs can be checked against the file it was made from."""
+    ranked = "pooled" in result
+    labels = result["players"] if ranked else result["labels"]
+    stats = [
+        {m: Stat(p[m]["mean"], *p[m]["ci95"], rate=m in RATES) for m in METRICS}
+        for p in (result["pooled"] if ranked else result["players"])
+    ]
+    order = sorted(range(len(labels)), key=lambda k: -stats[k]["win"].mean) if ranked else range(len(labels))
+    first = "| rank | player |" if ranked else "| player |"
+    rows = [f"{first} {' | '.join(METRIC_HEADERS)} |", "|---" * (len(METRICS) + 1 + ranked) + "|"]
+    for rank, k in enumerate(order, 1):
+        cells = " | ".join(str(stats[k][m]) for m in METRICS)
+        rows.append(f"| {rank} | {labels[k]} | {cells} |" if ranked else f"| {labels[k]} | {cells} |")
+    return "\n".join(rows)
 
 
 def round_robin(

@@ -19,6 +19,7 @@ name after a colon, comma-separated: ``bayes_v1:sure=0.7,bar_late=0.5``.
 Output: the table (or ranking) is printed as Markdown on stdout. Files are written only when
 ``--out PREFIX`` is given: ``PREFIX.json`` and ``PREFIX.csv`` for a lineup (``TournamentResult.save``),
 ``PREFIX.json`` for a round robin (``RoundRobinResult.to_json``). Parent folders are created.
+``--plot FILE`` draws each player's win rate with its 95% interval (``ckc-plot``, matplotlib).
 
 ``--rules`` takes a rules preset by name (``base``, ``stasi``, ``adler``, ``both``: ``configs/rules/``)
 or the path of a YAML file; the number of seats comes from the lineup (or ``--num-players``). Games run on all cores unless ``--workers`` says otherwise, with a
@@ -35,6 +36,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from ckc_env.training.plots import plot_results
 
 from ckc_env import cli, configs, specs
 from ckc_env.agents import REGISTRY
@@ -67,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--workers", type=cli.integer(1), default=None, help="worker processes (default: all cores)")
     parser.add_argument("--out", metavar="PREFIX", help="write PREFIX.json (and PREFIX.csv for a lineup)")
+    parser.add_argument(
+        "--plot", metavar="FILE", help="draw the win rates with their intervals to FILE (.png, .svg; needs matplotlib)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -81,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     progress = not args.no_progress
     try:
+        if args.plot:
+            from ckc_env.training.plots import _pyplot
+
+            _pyplot()  # matplotlib missing: say so before the games are played
         config = load_rules(args.rules)
         if args.lineup is not None:
             lineup = [specs.from_text(p) for p in args.lineup]
@@ -93,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             if args.out:
                 for path in result.save(args.out):
                     print(f"wrote {path}", file=sys.stderr)
+            if args.plot:
+                print(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
         else:
             players = [specs.from_text(p) for p in args.round_robin]
             num_players = args.num_players if args.num_players is not None else min(len(players), 5)
@@ -107,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(result.to_json(), indent=2))
                 print(f"wrote {path}", file=sys.stderr)
+            if args.plot:
+                print(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
     except ValueError as exc:
         parser.error(str(exc))
 
