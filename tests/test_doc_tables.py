@@ -29,10 +29,13 @@ def tables(path: Path) -> list[tuple[int, list[str], list[str]]]:
     found = []
     k = 0
     while k < len(lines):
-        if lines[k].startswith("|") and "win rate" in lines[k]:
-            start = k
-            while k < len(lines) and lines[k].startswith("|"):
-                k += 1
+        if not lines[k].startswith("|"):
+            k += 1
+            continue
+        start = k
+        while k < len(lines) and lines[k].startswith("|"):
+            k += 1
+        if "win rate" in lines[start]:  # the header: a table of results
             files: list[str] = []
             back = start - 1
             while back >= 0 and not lines[back].startswith(("#", "|", "```")):
@@ -42,7 +45,6 @@ def tables(path: Path) -> list[tuple[int, list[str], list[str]]]:
                     break
                 back -= 1
             found.append((start + 1, files, lines[start:k]))
-        k += 1
     return found
 
 

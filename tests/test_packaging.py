@@ -27,7 +27,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
 
 def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
     names = set(wheel.namelist())
-    for module in ("train", "evaluate", "config", "imitation", "self_play"):
+    for module in ("train", "evaluate", "config", "imitation", "self_play", "plots"):
         assert f"ckc_env/training/{module}.py" in names, module
     for preset in ("rules/base.yaml", "rules/stasi.yaml", "rules/adler.yaml", "rules/both.yaml", "train/quick.yaml"):
         assert f"ckc_env/configs/{preset}" in names, preset
@@ -37,5 +37,10 @@ def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
 def test_the_wheel_declares_the_console_commands(wheel):
     (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     text = wheel.read(entry_points).decode()
-    for command in ("ckc-evaluate = ckc_env.training.evaluate:main", "ckc-train = ckc_env.training.train:main"):
+    for command in (
+        "ckc-evaluate = ckc_env.training.evaluate:main",
+        "ckc-train = ckc_env.training.train:main",
+        "ckc-play = ckc_env.play:main",
+        "ckc-plot = ckc_env.training.plots:main",
+    ):
         assert command in text

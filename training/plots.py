@@ -3,6 +3,7 @@
     ckc-plot results docs/results/ladder_3p.json docs/results/ladder_4p.json docs/results/ladder_5p.json \\
         --out docs/ladder.png                      # one panel per file (a lineup or a round robin)
     ckc-plot run checkpoints/ppo_5p_distilled --out docs/ppo_5p_distilled.png   # evaluations.json over time
+    ckc-plot run runs/quick_seed0 --reference docs/results/passive_vs_random.json --out docs/quick_seed0.png
     ckc-evaluate --lineup ... --plot lineup.png    # the tournament just played
 
 (``ckc-plot`` is ``python -m ckc_env.training.plots``.) Needs matplotlib: ``pip install
@@ -41,10 +42,11 @@ def win_rates(result: dict[str, Any]) -> tuple[str, int, list[tuple[str, float, 
     elif "lineup" in result:
         n, labels, stats = len(result["labels"]), list(result["labels"]), result["players"]
         title = f"{n} players, lineup: {result['games']} games, seed {result['seed']}"
+        counts = {label: labels.count(label) for label in labels}
         seen: dict[str, int] = {}
-        for i, label in enumerate(labels):  # the same player at several seats: number them
+        for i, label in enumerate(list(labels)):  # the same player at several seats: number them
             seen[label] = seen.get(label, 0) + 1
-            if labels.count(label) > 1:
+            if counts[label] > 1:
                 labels[i] = f"{label} #{seen[label]}"
     else:
         raise ValueError("not a tournament result: expected the JSON of a lineup (lineup) or a round robin (pooled)")
@@ -76,9 +78,10 @@ def plot_results(results: Sequence[dict[str, Any]], out: str | Path) -> Path:
     return _save(figure, out)
 
 
-def plot_run(run_dir: str | Path, out: str | Path) -> Path:
+def plot_run(run_dir: str | Path, out: str | Path, references: Sequence[dict[str, Any]] = ()) -> Path:
     """A run's evaluations over training: the learner's win rate against each evaluation table,
-    with its 95% interval as a band."""
+    with its 95% interval as a band; each reference (a saved lineup result) adds a line at its first
+    player's win rate, e.g. ``passive`` against the same opponents."""
     plt = _pyplot()
     run_dir = Path(run_dir)
     path = run_dir / "evaluations.json"
@@ -100,6 +103,14 @@ def plot_run(run_dir: str | Path, out: str | Path) -> Path:
         games = history[-1]["results"][table]["games"]
         axis.plot(steps, rates, marker="o", label=f"{table} ({games} games each)")
         axis.fill_between(steps, low, high, alpha=0.2)
+    for reference, colour in zip(references, ("tab:red", "tab:purple", "tab:brown"), strict=False):
+        _, _, rows = win_rates(reference)
+        label, rate, low, high = rows[0]
+        others = ", ".join(str(o) for o in reference["labels"][1:])
+        axis.axhline(
+            rate, color=colour, linewidth=1, label=f"{label} against {others}: {rate:.3f} ({reference['games']} games)"
+        )
+        axis.axhspan(low, high, color=colour, alpha=0.1)
     if n:
         axis.axhline(1 / n, linestyle="--", color="grey", linewidth=1, label=f"fair share 1/{n}")
     axis.set_xlabel("learner steps")
@@ -152,12 +163,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     run = kinds.add_parser("run", help="a training run's evaluations over time")
     run.add_argument("run_dir", metavar="RUN", help="a run folder (with evaluations.json)")
     run.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
+    run.add_argument(
+        "--reference",
+        nargs="+",
+        default=[],
+        metavar="JSON",
+        help="lineup results (ckc-evaluate --out) whose first player's win rate is drawn as a line",
+    )
     args = parser.parse_args(argv)
     try:
         if args.kind == "results":
             path = plot_results([_load(f) for f in args.files], args.out)
         else:
-            path = plot_run(args.run_dir, args.out)
+            references = [_load(f) for f in args.reference]
+            if any("lineup" not in r for r in references):
+                raise ValueError("--reference takes lineup results (ckc-evaluate --lineup ... --out PREFIX)")
+            path = plot_run(args.run_dir, args.out, references)
     except ValueError as exc:
         parser.error(str(exc))
     print(f"wrote {path}")
