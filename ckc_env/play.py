@@ -48,6 +48,7 @@ from .human import HumanAgent, PlayerQuitError
 from .render import render_text
 from .replay import Replay
 from .seeding import derive_seed
+from .tournament import wilson
 
 RoundWatcher = Callable[[dict[str, Any], Any], None]
 
@@ -327,11 +328,13 @@ def watch(config: GameConfig, players: list[specs.PlayerSpec], args: argparse.Na
     if not single:
         console.print(f"{args.games} games of {', '.join(labels)}: {rounds[0] / args.games:.2f} rounds per game")
         for seat in range(n):
+            low, high = wilson(wins[seat] / args.games, args.games)
             console.print(
-                f"  player_{seat} ({labels[seat]}): win share {wins[seat] / args.games:.3f}, "
+                f"  player_{seat} ({labels[seat]}): win share {wins[seat] / args.games:.3f} [{low:.3f}, {high:.3f}], "
                 f"mean points {totals[seat] / args.games:.2f}",
                 markup=False,
             )
+        console.print("(seats are not rotated here: for comparing players, use ckc-evaluate)")
 
 
 if __name__ == "__main__":

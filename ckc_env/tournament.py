@@ -12,6 +12,11 @@ is a multiple of n every player sits everywhere equally often (the game count is
 one). Game g is dealt with seed ``derive_seed(seed, "game", g)`` and the player at seat s gets
 ``derive_seed(seed, "agent", g, s)`` (:mod:`ckc_env.seeding`), whatever the number of workers, so
 results do not depend on how the games were split.
+
+Every metric is reported as a mean over games with a 95% interval (:class:`Stat`): Wilson's score
+interval for the rates (win share, chief caught per round), which never leaves [0, 1], and the
+normal interval for points and chips. ``markdown_table`` renders a saved result as the table the
+evaluator prints, so the docs' tables can be checked against their files.
 """
 
 from __future__ import annotations
@@ -179,8 +184,9 @@ class TournamentResult:
 
     def caption(self) -> str:
         """What the table summarises: seats, games, seed and rules."""
-        rules = {k: v for k, v in self.config.items() if k != "num_players"}
-        options = f", rules {rules}" if rules else ""
+        defaults = GameConfig(num_players=len(self.lineup)).to_dict()
+        changed = {k: v for k, v in GameConfig.from_dict(self.config).to_dict().items() if v != defaults[k]}
+        options = ", " + ", ".join(f"{k}={v}" for k, v in changed.items()) if changed else ""
         return f"{len(self.lineup)} players, {self.games} games, seats rotated, seed {self.seed}{options}"
 
     def table(self) -> str:
