@@ -350,15 +350,16 @@ def _events(
     events: list[tuple[int, int, str]] = []
     investigators = 0
     for k, (drawer, card, where) in enumerate(cards):
+        who = "you" if drawer == seat else f"player_{drawer}"
         if card == INVESTIGATOR:
             clue = public_clues[investigators] if investigators < len(public_clues) else None
             investigators += 1
             if k >= cards_seen:
                 shown = clue_name(clue) if clue is not None else "?"
-                events.append((k + 1, 0, f"player_{drawer} drew an investigator card: public clue [bold]{shown}[/]"))
+                events.append((k + 1, 0, f"{who} drew an investigator card: public clue [bold]{shown}[/]"))
         elif k >= cards_seen:
             place = "row" if where == "row" else "discard pile"
-            events.append((k + 1, 0, f"player_{drawer} drew {card}:{cat_name(card)} -> {place}"))
+            events.append((k + 1, 0, f"{who} drew {card}:{cat_name(card)} -> {place}"))
     for order, (accuser, cat, at) in enumerate(accusations):
         if order >= accusations_seen:
             who = "you" if accuser == seat else f"player_{accuser}"

@@ -293,6 +293,8 @@ def _table(args: argparse.Namespace) -> tuple[GameConfig, list[specs.PlayerSpec]
     opponents = specs.for_seats(given, others, what="opponents" if human else "players")
     for spec in opponents:
         specs.validate(spec)
+    if human and args.render:
+        raise ValueError("--render is for games between computer players: a person sees the table anyway")
     if human and args.games != 1:
         raise ValueError("--games is for games between computer players: a person plays one game")
     if args.save_replay and args.games != 1:

@@ -171,6 +171,8 @@ BAD = [
     (["--games", "0"], "argument --games: 0 is out of range"),
     (["--seed", "-1"], "argument --seed: -1 is out of range: accepted values are integers >= 0"),
     (["--seat", "0", "--games", "3"], "a person plays one game"),
+    (["--seat", "0", "--render"], "--render is for games between computer players"),
+    (["--no-pause"], "--no-pause goes with --replay"),
     (["--replay", "nowhere.json"], "cannot read replay file nowhere.json"),
 ]
 

@@ -233,6 +233,8 @@ def main(argv: list[str] | None = None) -> Path:
     args = parser.parse_args(argv)
     if bool(args.config) == bool(args.resume):
         parser.error("give a config file, or --resume RUN_DIR")
+    if args.resume and (args.force or args.run_dir):
+        parser.error("--resume continues the run folder it names: --force and --run-dir start a new run")
 
     # --- config and run folder
     try:
@@ -245,8 +247,6 @@ def main(argv: list[str] | None = None) -> Path:
     except ValueError as exc:
         parser.error(str(exc))
     if args.total_timesteps is not None:
-        if args.total_timesteps <= 0:
-            parser.error(f"--total-timesteps must be positive, got {args.total_timesteps}")
         config = TrainConfig(**{**config.__dict__, "total_timesteps": args.total_timesteps})
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
