@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 
-from ckc_env.training import train  # noqa: E402
+from ckc_env.training import train
 
-from ckc_env.tournament import run_tournament  # noqa: E402
+from ckc_env.tournament import run_tournament
 
 
 @pytest.mark.slow
