@@ -3,7 +3,7 @@ watch seeded games between them, or replay a game step by step.
 
     ckc-play --seat 0 --opponents bayes_v1 eager random        # you at seat 0 of a 4-player game
     ckc-play --seat 2 --players 5 --rules stasi                # you against four bayes_v1, Stasi variant
-    ckc-play --seat 1 --opponents checkpoints/ppo_5p_distilled bayes_v1 bayes_v1 bayes_v1 bayes_v1
+    ckc-play --seat 1 --opponents checkpoints/ppo_5p_distilled bayes_v1 bayes_v1 bayes_v1
     ckc-play --replay replays/seed123.json                     # a finished game, step by step
     ckc-play --players 5 --seed 0                              # a game between random players, round by round
     ckc-play --players 4 --rules stasi --render                # ... with the table before every decision
@@ -281,6 +281,9 @@ def _table(args: argparse.Namespace) -> tuple[GameConfig, list[specs.PlayerSpec]
         players = args.players
     elif len(given) > 1:
         players = len(given) + int(human)
+        if not 3 <= players <= 5:
+            who = f"{len(given)} opponents and you" if human else f"{len(given)} players"
+            raise ValueError(f"{who} make {players} players: a game has 3 to 5 (or give one spec for all seats)")
     else:
         players = 5
     rules = load_yaml_mapping(configs.preset("rules", args.rules)) if args.rules else {}

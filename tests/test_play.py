@@ -171,6 +171,7 @@ BAD = [
     (["--games", "0"], "argument --games: 0 is out of range"),
     (["--seed", "-1"], "argument --seed: -1 is out of range: accepted values are integers >= 0"),
     (["--seat", "0", "--games", "3"], "a person plays one game"),
+    (["--seat", "0", "--opponents", *["random"] * 5], "5 opponents and you make 6 players: a game has 3 to 5"),
     (["--seat", "0", "--render"], "--render is for games between computer players"),
     (["--no-pause"], "--no-pause goes with --replay"),
     (["--replay", "nowhere.json"], "cannot read replay file nowhere.json"),
