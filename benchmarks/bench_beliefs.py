@@ -35,6 +35,7 @@ import numpy as np
 
 import ckc_env
 import ckc_env.beliefs as belief_module
+from ckc_env import cli
 from ckc_env.beliefs import beliefs
 from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.game import legal_actions
@@ -91,9 +92,9 @@ def brute(view: PlayerView) -> Any:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--positions", type=int, default=2000, help="positions per player count")
-    parser.add_argument("--repeats", type=int, default=5, help="timed repeats (median reported)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--positions", type=cli.integer(1), default=2000, help="positions per player count")
+    parser.add_argument("--repeats", type=cli.integer(1), default=5, help="timed repeats (median reported)")
+    parser.add_argument("--seed", type=cli.integer(0), default=0)
     parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args(argv)
 

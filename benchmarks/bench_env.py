@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ckc_env import cli
 from ckc_env.seeding import derive_seed
 
 
@@ -63,9 +64,11 @@ def ours() -> dict[str, Callable[[], Any]]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=5, help="timed repeats per environment (median reported)")
-    parser.add_argument("--steps", type=int, default=20_000, help="about this many steps per repeat")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--repeats", type=cli.integer(1), default=5, help="timed repeats per environment (median reported)"
+    )
+    parser.add_argument("--steps", type=cli.integer(1), default=20_000, help="about this many steps per repeat")
+    parser.add_argument("--seed", type=cli.integer(0), default=0)
     parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")

@@ -23,6 +23,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
+from ckc_env import cli
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: make the repository (and training/) importable
 
@@ -75,8 +77,8 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=str(ROOT / "configs/train/full.yaml"), help="a training config")
-    parser.add_argument("--steps", type=int, default=4096, help="learner steps per measurement")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--steps", type=cli.integer(1), default=4096, help="learner steps per measurement")
+    parser.add_argument("--repeats", type=cli.integer(1), default=3)
     args = parser.parse_args(argv)
 
     torch.set_num_threads(1)  # as training/train.py

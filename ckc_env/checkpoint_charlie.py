@@ -158,8 +158,11 @@ record of the round (`ckc_env.engine.summary`):
 `raw_env.step` raises `ValueError` naming the agent, the action and the legal actions, and
 changes nothing. `env()` wraps `raw_env` in PettingZoo's classic wrappers:
 `TerminateIllegalWrapper(illegal_reward=-1)` (an illegal action ends the game: the offender gets
--1 for that step, the others 0, rewards already given stand), `AssertOutOfBoundsWrapper` and
-`OrderEnforcingWrapper`.
+-1 for that step, the others 0, rewards already given stand), `AssertOutOfBoundsWrapper` (a
+subclass whose error, `ActionOutOfRangeError`, both an `AssertionError` and a `ValueError`, names the
+action and the legal ones) and `OrderEnforcingWrapper`. Misuse is named too: `step`, `observe`
+or `last` before `reset()` (`RuntimeError`; `env()`'s order wrapper says the same), and `step`
+after every agent has been stepped out of a finished game (`RuntimeError`: call `reset()`).
 
 ## Rule decisions
 
@@ -261,9 +264,37 @@ def env(**kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's standard classic wrappers (see "Illegal actions")."""
     aec = raw_env(**kwargs)
     aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    aec = AssertOutOfBoundsWrapper(aec)
     aec = wrappers.OrderEnforcingWrapper(aec)
     return aec
+
+
+class ActionOutOfRangeError(ValueError, AssertionError):
+    """An action outside Discrete(40). An AssertionError, as PettingZoo's wrapper raises, and a
+    ValueError, as the environment raises for every other bad action."""
+
+
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's wrapper, with a message that names the agent, the action and the legal ones
+    (its own says only "action is not in action space")."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if agent not in self.terminations:  # every agent has left: raw_env says why
+            self.env.step(action)
+            return
+        done = self.terminations[agent] or self.truncations[agent]
+        if not (action is None and done) and not self.action_space(agent).contains(action):
+            legal = "none: the agent is done, step(None)" if done else _legal_text(self.unwrapped.game)
+            raise ActionOutOfRangeError(
+                f"action {action!r} is out of range for {agent}: actions are integers 0..{N_ACTIONS - 1} "
+                f"(see the env card's action table); legal now: {legal}"
+            )
+        super().step(action)
+
+
+def _legal_text(game: GameState) -> str:
+    return ", ".join(f"{a} ({action_to_string(a)})" for a in engine.legal_actions(game))
 
 
 class raw_env(AECEnv):
@@ -381,9 +412,18 @@ class raw_env(AECEnv):
         (:mod:`ckc_env.beliefs`: ``chief``, ``assistant``, ``innocent`` per cat, ``clue`` per seat)."""
         return beliefs(self.player_view(agent))
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self._started()
+        return super().last(observe)
+
     def step(self, action: int | None) -> None:
         game = self._started()
         agent = self.agent_selection
+        if agent not in self.terminations:
+            raise RuntimeError(
+                "the game is over and every agent has been stepped out of it (step(None) after the end): "
+                "call reset() to play again"
+            )
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -392,11 +432,7 @@ class raw_env(AECEnv):
         except TypeError:
             index = -1
         if index < 0 or not engine.is_legal(game, index):
-            legal = engine.legal_actions(game)
-            raise ValueError(
-                f"illegal action {action!r} for {agent}: legal actions are "
-                + ", ".join(f"{a} ({action_to_string(a)})" for a in legal)
-            )
+            raise ValueError(f"illegal action {action!r} for {agent}: legal actions are {_legal_text(game)}")
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
         engine.apply(game, index)  # checked above

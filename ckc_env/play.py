@@ -1,50 +1,99 @@
-"""Play seeded games and show them: uniformly random legal players by default, or any lineup of
-player specs (scripted agents, trained checkpoints: ``ckc_env.specs``).
+"""Play Checkpoint Charlie in the terminal: sit at the table with scripted players or checkpoints,
+watch seeded games between them, or replay a game step by step.
 
-ckc-play --players 5 --seed 0                                   # one game, round summaries
-ckc-play --players 4 --rules stasi --render
-ckc-play --games 200 --seed 1                                   # many games, totals only
-ckc-play --lineup checkpoints/ppo_5p_distilled bayes_v1 bayes_v1 eager random --seed 3
+    ckc-play --seat 0 --opponents bayes_v1 eager random        # you at seat 0 of a 4-player game
+    ckc-play --seat 2 --players 5 --rules stasi                # you against four bayes_v1, Stasi variant
+    ckc-play --seat 1 --opponents checkpoints/ppo_5p_distilled bayes_v1 bayes_v1 bayes_v1
+    ckc-play --replay replays/seed123.json                     # a finished game, step by step
+    ckc-play --players 5 --seed 0                              # a game between random players, round by round
+    ckc-play --players 4 --rules stasi --render                # ... with the table before every decision
+    ckc-play --games 200 --seed 1                              # many games, totals only
 
-(``ckc-play`` is ``python -m ckc_env.play``.) A stable-baselines3 ``.zip`` in the lineup loads
-only with ``--trust-checkpoint`` (its loading unpickles); safe agent files need no trust.
+(``ckc-play`` is ``python -m ckc_env.play``.)
+
+Players are specs (:mod:`ckc_env.specs`): agent names (``random``, ``passive``, ``eager``,
+``bayes_v1``, ``bayes_v2``, ``cheater``), ``NAME:KEY=VALUE`` for parameters, or checkpoints (safe agent
+files; a stable-baselines3 ``.zip`` loads only with ``--trust-checkpoint``). ``--opponents``
+gives one spec for every other seat or one per other seat in seat order (default: ``bayes_v1``
+with a person at the table, ``random`` otherwise); their count sets the number of players unless
+``--players`` does.
+
+A person's game is seeded at random unless ``--seed`` is given; the seed is printed, and the
+game is written as a replay file (JSON: the rules, the seed and the actions, :mod:`ckc_env.replay`)
+to ``replays/`` or to ``--save-replay FILE``, also when the person quits. Any single game can be
+saved with ``--save-replay``. Bad input ends with a usage message and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import secrets
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich.console import Console
+from rich.markup import escape
 
-from . import configs, specs
-from .agents import Agent
+from . import cli, configs, specs
+from .agents import REGISTRY, Agent
 from .checkpoint_charlie import raw_env
-from .config import GameConfig
+from .config import GameConfig, load_yaml_mapping
+from .engine.actions import action_to_string
 from .engine.cards import cat_name, clue_name
 from .engine.view import PlayerView
+from .human import HumanAgent, PlayerQuitError
+from .render import render_text
+from .replay import Replay
 from .seeding import derive_seed
+from .tournament import wilson
+
+RoundWatcher = Callable[[dict[str, Any], Any], None]
 
 
-def play_game(aec: raw_env, seed: int, agents: list[Agent], render: bool = False) -> list[dict]:
-    """Play one game with ``agents[s]`` at seat s; returns the round summaries."""
-    aec.reset(seed=seed)
+def play_game(
+    config: GameConfig,
+    agents: Sequence[Agent],
+    seed: int,
+    labels: Sequence[str],
+    on_round: RoundWatcher | None = None,
+    before_decision: Callable[[Any], None] | None = None,
+    replay: Replay | None = None,
+) -> Replay:
+    """One game with ``agents[s]`` at seat s, recorded as a replay.
+
+    ``on_round(summary, game)`` is called at each round's end, ``before_decision(game)`` before each
+    decision. If a player raises (a person quitting), ``replay`` (when given) holds the actions so far.
+    """
+    env = raw_env(**config.to_dict())
+    env.reset(seed=seed)
+    game = env.game
+    replay = replay if replay is not None else Replay(config, seed, list(labels))
     for seat, agent in enumerate(agents):
-        agent.reset(seat, aec.config)
-    views = [PlayerView(aec.game, seat) for seat in range(len(agents))]
-    for name in aec.agent_iter():
-        obs, _, terminated, truncated, _ = aec.last()
-        if terminated or truncated:
-            aec.step(None)
-            continue
-        if render:
-            print(aec.render(), end="\n\n")
-        seat = aec.possible_agents.index(name)
-        aec.step(agents[seat].act(views[seat], obs))
-    return aec.game.summaries
+        agent.reset(seat, config)
+    views = [PlayerView(game, seat) for seat in range(config.num_players)]
+    rounds_seen = 0
+    while not game.game_over:
+        if before_decision is not None:
+            before_decision(game)
+        seat = game.current_seat
+        action = int(agents[seat].act(views[seat], env.observe_lazily(env.possible_agents[seat])))
+        env.step(action)
+        replay.actions.append(action)
+        while rounds_seen < len(game.summaries):
+            if on_round is not None:
+                on_round(game.summaries[rounds_seen], game)
+            rounds_seen += 1
+    replay.finished = True
+    replay.result = {key: game.final[key] for key in ("totals", "gold", "winners", "reasons")}
+    return replay
 
 
 def describe_round(summary: dict[str, Any]) -> str:
+    """A round's public record as plain text (random games, replays)."""
     lines = [
         f"round {summary['round']}: clues "
         + ", ".join(f"player_{s} {clue_name(c)}" for s, c in enumerate(summary["clues"]))
@@ -76,62 +125,235 @@ def describe_round(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--players", type=int, default=5, choices=(3, 4, 5), help="seats of random players")
-    parser.add_argument("--lineup", nargs="+", metavar="PLAYER", help="3 to 5 player specs, one per seat")
+# ---------------------------------------------------------------------- a person at the table
+def play_human(
+    config: GameConfig,
+    seat: int,
+    opponents: Sequence[specs.PlayerSpec],
+    seed: int,
+    console: Console,
+    ask: Callable[[str], str] | None = None,
+    replay_path: Path | None = None,
+    trust_checkpoint: bool = False,
+) -> Replay:
+    """A person at ``seat`` against ``opponents`` (the other seats in order); the replay is saved."""
+    others = [
+        specs.build(spec, seed=derive_seed(seed, "agent", s), trust_checkpoint=trust_checkpoint)
+        for s, spec in enumerate(opponents)
+    ]
+    agents: list[Agent] = []
+    labels: list[str] = []
+    human = HumanAgent(console, ask)
+    for s in range(config.num_players):
+        if s == seat:
+            agents.append(human)
+            labels.append("human")
+        else:
+            k = s if s < seat else s - 1
+            agents.append(others[k])
+            labels.append(specs.label(opponents[k]))
+    human.labels = labels
+    console.print(
+        f"[bold]Checkpoint Charlie[/], {config.num_players} players, seed {seed}. You are player_{seat}; "
+        + ", ".join(f"player_{s}: {escape(labels[s])}" for s in range(config.num_players) if s != seat)
+        + ". Type ? for help."
+    )
+    replay = Replay(config, seed, labels)
+    path = replay_path or _free_path(Path("replays") / f"seed{seed}-{time.strftime('%Y%m%d-%H%M%S')}.json")
+
+    def on_round(summary: dict[str, Any], game: Any) -> None:
+        human.show_round(summary, PlayerView(game, seat))
+
+    try:
+        play_game(config, agents, seed, labels, on_round=on_round, replay=replay)
+    except (PlayerQuitError, EOFError, KeyboardInterrupt):
+        replay.save(path)
+        console.print(f"\nGame left after {len(replay.actions)} decisions; the replay so far: {path}")
+        raise
+    replay.save(path)
+    console.print(f"Replay: {path}  (ckc-play --replay {path})")
+    return replay
+
+
+def _free_path(path: Path) -> Path:
+    k, candidate = 1, path
+    while candidate.exists():
+        k += 1
+        candidate = path.with_name(f"{path.stem}_{k}{path.suffix}")
+    return candidate
+
+
+# ---------------------------------------------------------------------- replays
+def show_replay(replay: Replay, console: Console, pause: bool, source: str = "replay") -> None:
+    """A recorded game step by step: each decision, the table before it (everything revealed:
+    this is after the game), and each round's end."""
+    config = replay.config
+    console.print(
+        f"[bold]Replay[/] of a {config.num_players}-player game, seed {replay.seed}, {len(replay.actions)} decisions: "
+        + ", ".join(f"player_{s} {escape(p)}" for s, p in enumerate(replay.players))
+    )
+    rounds_seen = 0
+    for step, state in replay.states(source):
+        while rounds_seen < len(state.summaries):
+            console.print(describe_round(state.summaries[rounds_seen]), markup=False, soft_wrap=True)
+            rounds_seen += 1
+        if step == len(replay.actions):
+            break
+        seat = state.current_seat
+        console.rule(f"step {step + 1}/{len(replay.actions)}")
+        console.print(render_text(state), markup=False, soft_wrap=True)
+        hidden = ", ".join(
+            f"player_{s} {clue_name(c)}" if c >= 0 else f"player_{s} ?" for s, c in enumerate(state.clues)
+        )
+        console.print(
+            f"hidden clues: {hidden}; bag: {', '.join(clue_name(c) for c in state.bag) or '-'}",
+            markup=False,
+            soft_wrap=True,
+        )
+        action = replay.actions[step]
+        console.print(f"[bold]player_{seat}[/] ({escape(replay.players[seat])}): {escape(action_to_string(action))}")
+        if pause:
+            answer = console.input("[dim]Enter: next step, c: to the end, q: quit[/] ").strip().lower()
+            if answer == "q":
+                return
+            if answer == "c":
+                pause = False
+    if not replay.finished:
+        console.print(f"(the game was left after {len(replay.actions)} decisions)")
+
+
+# ---------------------------------------------------------------------- the command
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ckc-play",
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--seat", type=cli.integer(0, 4), help="sit at this seat yourself (0 to players-1)")
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        metavar="PLAYER",
+        help=f"the other seats: one spec for all or one per seat ({', '.join(sorted(REGISTRY))}, or a checkpoint)",
+    )
+    parser.add_argument("--players", type=cli.integer(3, 5), help="number of players, 3 to 5 (default 5)")
+    parser.add_argument(
+        "--rules", metavar="PRESET", help=f"rules preset ({', '.join(configs.names('rules'))}) or a YAML file"
+    )
+    parser.add_argument("--seed", type=cli.integer(0), help="the game's seed (default: random with --seat, else 0)")
+    parser.add_argument("--games", type=cli.integer(1), default=1, help="games between computer players (default 1)")
+    parser.add_argument("--render", action="store_true", help="print the table before every decision")
+    parser.add_argument("--save-replay", metavar="FILE", help="write the game's replay here (one game)")
+    parser.add_argument("--replay", metavar="FILE", help="show a replay file step by step")
+    parser.add_argument("--no-pause", action="store_true", help="replay without waiting for Enter")
     parser.add_argument(
         "--trust-checkpoint",
         action="store_true",
         help="let stable-baselines3 .zip players load: loading a zip unpickles it, which can run code",
     )
-    parser.add_argument("--rules", default=None, help="a rules preset (base, stasi, adler, both) or a YAML file")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--games", type=int, default=1)
-    parser.add_argument("--render", action="store_true", help="print the table before every decision")
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None, console: Console | None = None, ask: Callable[[str], str] | None = None
+) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
-    if args.games <= 0:
-        parser.error(f"--games must be a positive number of games, got {args.games}")
-    lineup = [specs.from_text(p) for p in args.lineup] if args.lineup else ["random"] * args.players
+    console = console or Console(highlight=False)
     try:
-        if not 3 <= len(lineup) <= 5:
-            raise ValueError(f"--lineup takes 3 to 5 players, got {len(lineup)}")
-        for spec in lineup:
-            specs.validate(spec, trust_checkpoint=args.trust_checkpoint)
+        if args.replay:
+            replay = Replay.load(args.replay)
+            show_replay(replay, console, pause=not args.no_pause and sys.stdin.isatty(), source=args.replay)
+            return 0
+        config, opponents = _table(args)
+        if args.seat is not None:
+            seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+            path = Path(args.save_replay) if args.save_replay else None
+            try:
+                play_human(config, args.seat, opponents, seed, console, ask, path, args.trust_checkpoint)
+            except (PlayerQuitError, EOFError, KeyboardInterrupt):
+                return 1
+            return 0
+        watch(config, opponents, args, console)
+        return 0
     except ValueError as exc:
         parser.error(str(exc))
-    args.players = len(lineup)
-    config = (
-        GameConfig.from_yaml(configs.preset("rules", args.rules), num_players=args.players)
-        if args.rules
-        else GameConfig(num_players=args.players)
-    )
-    aec = raw_env(render_mode="ansi", **config.to_dict())
-    wins = np.zeros(args.players)
-    totals = np.zeros(args.players)
-    rounds = 0
-    for game_index in range(args.games):
+
+
+def _table(args: argparse.Namespace) -> tuple[GameConfig, list[specs.PlayerSpec]]:
+    """The game's rules and the computer players, checked (ValueError names what is wrong)."""
+    if args.replay is None and args.no_pause:
+        raise ValueError("--no-pause goes with --replay")
+    human = args.seat is not None
+    given = [specs.from_text(p) for p in args.opponents] if args.opponents else ["bayes_v1" if human else "random"]
+    if args.players is not None:
+        players = args.players
+    elif len(given) > 1:
+        players = len(given) + int(human)
+        if not 3 <= players <= 5:
+            who = f"{len(given)} opponents and you" if human else f"{len(given)} players"
+            raise ValueError(f"{who} make {players} players: a game has 3 to 5 (or give one spec for all seats)")
+    else:
+        players = 5
+    rules = load_yaml_mapping(configs.preset("rules", args.rules)) if args.rules else {}
+    if rules.get("num_players", players) != players and args.players is not None:
+        raise ValueError(f"--players {players} but the rules file says num_players: {rules['num_players']}")
+    config = GameConfig.from_dict({**rules, "num_players": players})
+    if human and args.seat >= players:
+        raise ValueError(f"--seat {args.seat} is not a seat of a {players}-player game: seats are 0 to {players - 1}")
+    others = players - int(human)
+    opponents = specs.for_seats(given, others, what="opponents" if human else "players")
+    for spec in opponents:
+        specs.validate(spec, trust_checkpoint=args.trust_checkpoint)
+    if human and args.render:
+        raise ValueError("--render is for games between computer players: a person sees the table anyway")
+    if human and args.games != 1:
+        raise ValueError("--games is for games between computer players: a person plays one game")
+    if args.save_replay and args.games != 1:
+        raise ValueError("--save-replay saves one game: leave out --games")
+    return config, opponents
+
+
+def watch(config: GameConfig, players: list[specs.PlayerSpec], args: argparse.Namespace, console: Console) -> None:
+    """Games between computer players: one shown round by round, or many summed up."""
+    seed = args.seed if args.seed is not None else 0
+    n = config.num_players
+    labels = [specs.label(p) for p in players]
+    wins, totals, rounds = np.zeros(n), np.zeros(n), [0]
+    single = args.games == 1
+
+    def on_round(summary: dict[str, Any], game: Any) -> None:
+        rounds[0] += 1
+        if single:
+            console.print(describe_round(summary) + "\n", markup=False, soft_wrap=True)
+
+    def before(game: Any) -> None:
+        console.print(render_text(game) + "\n", markup=False, soft_wrap=True)
+
+    for g in range(args.games):
         agents = [
-            specs.build(spec, derive_seed(args.seed, "agent", game_index, seat), trust_checkpoint=args.trust_checkpoint)
-            for seat, spec in enumerate(lineup)
+            specs.build(spec, seed=derive_seed(seed, "agent", g, s), trust_checkpoint=args.trust_checkpoint)
+            for s, spec in enumerate(players)
         ]
-        seed = derive_seed(args.seed, "game", game_index)
-        summaries = play_game(aec, seed, agents, render=args.render)
-        final = summaries[-1]
-        rounds += len(summaries)
-        for seat in final["winners"]:
-            wins[seat] += 1 / len(final["winners"])
-        totals += final["totals"]
-        if args.games == 1:
-            print("\n\n".join(describe_round(s) for s in summaries))
-    if args.games > 1:
-        print(f"{args.games} games, {rounds / args.games:.2f} rounds per game")
-        for seat in range(args.players):
-            print(
-                f"  player_{seat} ({specs.label(lineup[seat])}): win share {wins[seat] / args.games:.3f}, "
-                f"mean points {totals[seat] / args.games:.2f}"
+        game_seed = derive_seed(seed, "game", g)
+        replay = play_game(config, agents, game_seed, labels, on_round, before if args.render else None)
+        if args.save_replay:
+            console.print(f"replay: {replay.save(args.save_replay)}")
+        for seat in replay.result["winners"]:
+            wins[seat] += 1 / len(replay.result["winners"])
+        totals += replay.result["totals"]
+    if not single:
+        console.print(f"{args.games} games of {', '.join(labels)}: {rounds[0] / args.games:.2f} rounds per game")
+        for seat in range(n):
+            low, high = wilson(wins[seat] / args.games, args.games)
+            console.print(
+                f"  player_{seat} ({labels[seat]}): win share {wins[seat] / args.games:.3f} [{low:.3f}, {high:.3f}], "
+                f"mean points {totals[seat] / args.games:.2f}",
+                markup=False,
             )
+        console.print("(seats are not rotated here: for comparing players, use ckc-evaluate)")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

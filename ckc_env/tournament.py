@@ -13,6 +13,11 @@ is a multiple of n every player sits everywhere equally often (the game count is
 one). Game g is dealt with seed ``derive_seed(seed, "game", g)`` and the player at seat s gets
 ``derive_seed(seed, "agent", g, s)`` (:mod:`ckc_env.seeding`), whatever the number of workers, so
 results do not depend on how the games were split.
+
+Every metric is reported as a mean over games with a 95% interval (:class:`Stat`): Wilson's score
+interval for the rates (win share, chief caught per round), which never leaves [0, 1], and the
+normal interval for points and chips. ``markdown_table`` renders a saved result as the table the
+evaluator prints, so the docs' tables can be checked against their files.
 """
 
 from __future__ import annotations
@@ -43,6 +48,11 @@ from .specs import PlayerSpec
 METRICS = ("win", "points", "gold", "white", "black", "chief_rate")
 """Per game: win share (1/k for a k-way shared win), final points, chips of each colour, and the
 share of the game's rounds in which the player caught the chief."""
+METRIC_HEADERS = ("win rate", "points", "gold", "white", "black", "chief caught (per round)")
+RATES = ("win", "chief_rate")
+"""The metrics that are rates in [0, 1]: reported with Wilson's interval."""
+INTERVALS = {m: "wilson95" if m in RATES else "normal95" for m in METRICS}
+"""How each metric's ``ci95`` in the JSON results was computed."""
 
 
 def play_game(env: raw_env, agents: Sequence[Agent], seed: int) -> dict[str, Any]:
@@ -90,28 +100,74 @@ def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
     return out
 
 
-@dataclass
+Z95 = 1.96
+"""The normal quantile of a two-sided 95% interval (rounded, as usually quoted)."""
+
+
+@dataclass(frozen=True)
 class Stat:
+    """A mean over games with its 95% interval [low, high].
+
+    Rates (:data:`RATES`: the win share, the share of rounds with the chief caught) lie in [0, 1]
+    and get Wilson's score interval, which stays inside [0, 1] and is not degenerate at 0 or 1
+    (0 wins in 2000 games: [0, 0.0019], where the normal interval would say 0 ± 0). The other
+    metrics get the normal interval, mean ± 1.96 standard errors.
+    """
+
     mean: float
-    half_width: float  # of the 95% interval (normal approximation)
+    low: float
+    high: float
+    rate: bool = False
 
     @property
-    def low(self) -> float:
-        return self.mean - self.half_width
-
-    @property
-    def high(self) -> float:
-        return self.mean + self.half_width
+    def half_width(self) -> float:
+        """Half the interval's width (for a rate the interval is not centred on the mean)."""
+        return (self.high - self.low) / 2
 
     @classmethod
     def of(cls, values: Sequence[float]) -> Stat:
+        """The normal interval of a mean (NaN bounds with fewer than two values)."""
         array = np.asarray(values, dtype=np.float64)
         if len(array) < 2:
-            return cls(float(array.mean()) if len(array) else float("nan"), float("nan"))
-        return cls(float(array.mean()), 1.96 * float(array.std(ddof=1)) / math.sqrt(len(array)))
+            mean = float(array.mean()) if len(array) else float("nan")
+            return cls(mean, float("nan"), float("nan"))
+        mean = float(array.mean())
+        half = Z95 * float(array.std(ddof=1)) / math.sqrt(len(array))
+        return cls(mean, mean - half, mean + half)
+
+    @classmethod
+    def of_rate(cls, values: Sequence[float]) -> Stat:
+        """Wilson's score interval of a rate from per-game values in [0, 1] (a shared win counts
+        1/k). For per-game shares such as the chief rate, whose games vary less than a coin toss
+        does, the interval is conservative."""
+        array = np.asarray(values, dtype=np.float64)
+        n = len(array)
+        if n == 0:
+            return cls(float("nan"), float("nan"), float("nan"), rate=True)
+        if array.min() < 0 or array.max() > 1:
+            raise ValueError(f"a rate's values lie in [0, 1], got values from {array.min()} to {array.max()}")
+        low, high = wilson(float(array.mean()), n)
+        return cls(float(array.mean()), low, high, rate=True)
 
     def __str__(self) -> str:
+        if self.rate:
+            return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
         return f"{self.mean:.3f} ± {self.half_width:.3f}"
+
+
+def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval for a proportion ``p`` observed over ``n`` trials."""
+    if n <= 0:
+        raise ValueError(f"a proportion needs at least one trial, got n={n}")
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def metric_stat(metric: str, values: Sequence[float]) -> Stat:
+    """The statistic a metric is reported with: Wilson's interval for a rate, else the normal one."""
+    return Stat.of_rate(values) if metric in RATES else Stat.of(values)
 
 
 @dataclass
@@ -128,15 +184,19 @@ class TournamentResult:
         return [specs.label(s) for s in self.lineup]
 
     def stats(self) -> list[dict[str, Stat]]:
-        return [{m: Stat.of(self.per_game[m][i]) for m in METRICS} for i in range(len(self.lineup))]
+        return [{m: metric_stat(m, self.per_game[m][i]) for m in METRICS} for i in range(len(self.lineup))]
+
+    def caption(self) -> str:
+        """What the table summarises: seats, games, seed and rules."""
+        defaults = GameConfig(num_players=len(self.lineup)).to_dict()
+        changed = {k: v for k, v in GameConfig.from_dict(self.config).to_dict().items() if v != defaults[k]}
+        options = ", " + ", ".join(f"{k}={v}" for k, v in changed.items()) if changed else ""
+        return f"{len(self.lineup)} players, {self.games} games, seats rotated, seed {self.seed}{options}"
 
     def table(self) -> str:
-        """A Markdown table: one row per lineup player, mean ± 95% half-width per metric."""
-        header = "| player | win rate | points | gold | white | black | chief caught (per round) |"
-        rows = [header, "|---|---|---|---|---|---|---|"]
-        for label, stat in zip(self.labels, self.stats(), strict=True):
-            rows.append(f"| {label} | " + " | ".join(str(stat[m]) for m in METRICS) + " |")
-        return "\n".join(rows)
+        """A Markdown table under its caption: one row per lineup player, each metric's mean and 95%
+        interval (rates: ``mean [low, high]``, Wilson; the others: ``mean ± half-width``)."""
+        return self.caption() + "\n\n" + markdown_table(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -146,6 +206,7 @@ class TournamentResult:
             "games": self.games,
             "seed": self.seed,
             "rounds_per_game": self.rounds_per_game,
+            "intervals": INTERVALS,
             "players": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in self.stats()],
         }
 
@@ -275,31 +336,43 @@ class RoundRobinResult:
                 k = labels.index(label)
                 for m in METRICS:
                     pooled[k][m] += result.per_game[m][i]
-        return [{m: Stat.of(values[m]) for m in METRICS} for values in pooled]
+        return [{m: metric_stat(m, values[m]) for m in METRICS} for values in pooled]
 
     def ranking(self) -> str:
-        stats = self.pooled()
-        order = sorted(range(len(self.players)), key=lambda k: -stats[k]["win"].mean)
+        """The players ranked by win rate over all their tables, as a Markdown table under its caption."""
         games = sum(r.games for r in self.results)
-        rows = [
-            f"{self.num_players} players, {len(self.results)} table(s), {games} games",
-            "",
-            "| rank | player | win rate | points | gold | white | black | chief caught (per round) |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for rank, k in enumerate(order, 1):
-            label = specs.label(self.players[k])
-            rows.append(f"| {rank} | {label} | " + " | ".join(str(stats[k][m]) for m in METRICS) + " |")
-        return "\n".join(rows)
+        caption = f"{self.num_players} players, {len(self.results)} table(s), {games} games"
+        return caption + "\n\n" + markdown_table(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         stats = self.pooled()
         return {
             "num_players": self.num_players,
             "players": [specs.label(p) for p in self.players],
+            "games": sum(r.games for r in self.results),
+            "intervals": INTERVALS,
             "pooled": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in stats],
             "tables": [r.to_json() for r in self.results],
         }
+
+
+def markdown_table(result: dict[str, Any]) -> str:
+    """The Markdown table of a saved result (``TournamentResult.to_json``: one row per lineup player,
+    in lineup order; ``RoundRobinResult.to_json``: the players ranked by win rate), so that a table
+    in the docs can be checked against the file it was made from."""
+    ranked = "pooled" in result
+    labels = result["players"] if ranked else result["labels"]
+    stats = [
+        {m: Stat(p[m]["mean"], *p[m]["ci95"], rate=m in RATES) for m in METRICS}
+        for p in (result["pooled"] if ranked else result["players"])
+    ]
+    order = sorted(range(len(labels)), key=lambda k: -stats[k]["win"].mean) if ranked else range(len(labels))
+    first = "| rank | player |" if ranked else "| player |"
+    rows = [f"{first} {' | '.join(METRIC_HEADERS)} |", "|---" * (len(METRICS) + 1 + ranked) + "|"]
+    for rank, k in enumerate(order, 1):
+        cells = " | ".join(str(stats[k][m]) for m in METRICS)
+        rows.append(f"| {rank} | {labels[k]} | {cells} |" if ranked else f"| {labels[k]} | {cells} |")
+    return "\n".join(rows)
 
 
 def round_robin(

@@ -27,7 +27,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
 
 def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
     names = set(wheel.namelist())
-    for module in ("train", "evaluate", "config", "imitation", "self_play", "export"):
+    for module in ("train", "evaluate", "config", "imitation", "self_play", "export", "plots"):
         assert f"ckc_env/training/{module}.py" in names, module
     for preset in ("rules/base.yaml", "rules/stasi.yaml", "rules/adler.yaml", "rules/both.yaml", "train/quick.yaml"):
         assert f"ckc_env/configs/{preset}" in names, preset
@@ -43,5 +43,7 @@ def test_the_wheel_declares_the_console_commands(wheel):
         "ckc-evaluate = ckc_env.training.evaluate:main",
         "ckc-train = ckc_env.training.train:main",
         "ckc-export = ckc_env.training.export:main",
+        "ckc-play = ckc_env.play:main",
+        "ckc-plot = ckc_env.training.plots:main",
     ):
         assert command in text

@@ -25,7 +25,7 @@ from ckc_env import specs, tournament
 from ckc_env.agents import REGISTRY
 from ckc_env.config import COLOURS
 from ckc_env.seeding import derive_seed
-from ckc_env.tournament import METRICS, Stat, round_robin, run_tournament
+from ckc_env.tournament import METRICS, RATES, Stat, metric_stat, round_robin, run_tournament, wilson
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = ["random", "passive", "eager"]  # cheap agents for small tournaments
@@ -118,12 +118,39 @@ def test_stat_of_is_the_mean_with_a_normal_95_percent_interval():
     assert math.isnan(Stat.of([]).mean)
 
 
+def test_rates_get_wilsons_interval_inside_zero_and_one():
+    """Wilson's score interval: for p = 0.3 over 100 games it is [0.219, 0.396] (the textbook
+    figures); at 0 or 1 it stays inside [0, 1] and keeps a width, where the normal one collapses."""
+    stat = Stat.of_rate([1.0] * 30 + [0.0] * 70)
+    assert (stat.low, stat.high) == pytest.approx((0.2189, 0.3958), abs=1e-4)
+    assert str(stat) == "0.300 [0.219, 0.396]"
+    none = Stat.of_rate([0.0] * 2000)
+    assert none.low == 0.0 and 0.0015 < none.high < 0.0025
+    assert Stat.of([0.0] * 2000).half_width == 0.0  # what the normal interval would have said
+    everything = Stat.of_rate([1.0] * 50)
+    assert everything.high == 1.0 and everything.low < 1.0
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        Stat.of_rate([0.5, 2.0])
+    for low, high in [wilson(p, n) for p in (0.0, 0.01, 0.5, 0.99, 1.0) for n in (1, 3, 50, 2000)]:
+        assert 0.0 <= low <= high <= 1.0
+
+
+def test_win_and_chief_rates_are_reported_as_rates():
+    result = run_tournament(FAST, games=30, seed=2, workers=1)
+    for stats in result.stats():
+        for metric in METRICS:
+            assert stats[metric].rate == (metric in RATES)
+            if metric in RATES:
+                assert 0.0 <= stats[metric].low <= stats[metric].mean <= stats[metric].high <= 1.0
+    assert result.to_json()["intervals"] == {m: "wilson95" if m in RATES else "normal95" for m in METRICS}
+
+
 def test_result_statistics_come_from_the_per_game_values():
     result = run_tournament(FAST, games=9, seed=1, workers=1)
     for i, stats in enumerate(result.stats()):
         for metric in METRICS:
             assert len(result.per_game[metric][i]) == 9
-            assert stats[metric] == Stat.of(result.per_game[metric][i])
+            assert stats[metric] == metric_stat(metric, result.per_game[metric][i])
     players = result.to_json()["players"]
     assert players[0]["win"]["ci95"] == [result.stats()[0]["win"].low, result.stats()[0]["win"].high]
 
@@ -143,7 +170,7 @@ def test_save_writes_json_and_csv(tmp_path):
     json_path, csv_path = result.save(tmp_path / "deep" / "run")
     assert (json_path, csv_path) == (tmp_path / "deep" / "run.json", tmp_path / "deep" / "run.csv")
     data = json.loads(json_path.read_text())
-    assert set(data) == {"lineup", "labels", "config", "games", "seed", "rounds_per_game", "players"}
+    assert set(data) == {"lineup", "labels", "config", "games", "seed", "rounds_per_game", "intervals", "players"}
     assert data["labels"] == ["bayes_v1", "random", "bayes_v1(sure=0.7)"]
     assert data["games"] == 3 and data["config"]["num_players"] == 3
     assert set(data["players"][0]) == set(METRICS)
@@ -158,8 +185,9 @@ def test_save_writes_json_and_csv(tmp_path):
 def test_table_lists_every_player():
     result = run_tournament(FAST, games=3, seed=0, workers=1)
     lines = result.table().splitlines()
-    assert lines[0].startswith("| player | win rate |")
-    assert [line.split("|")[1].strip() for line in lines[2:]] == FAST
+    assert lines[0] == "3 players, 3 games, seats rotated, seed 0"  # what the table summarises
+    assert lines[2].startswith("| player | win rate |")
+    assert [line.split("|")[1].strip() for line in lines[4:]] == FAST
 
 
 def test_round_robin_plays_every_table():
@@ -181,7 +209,7 @@ def test_round_robin_plays_every_table():
     pooled = result.pooled()
     assert all(
         pooled[k]["win"]
-        == Stat.of([v for r in result.results if p in r.labels for v in r.per_game["win"][r.labels.index(p)]])
+        == Stat.of_rate([v for r in result.results if p in r.labels for v in r.per_game["win"][r.labels.index(p)]])
         for k, p in enumerate(players)
     )
 
@@ -299,18 +327,22 @@ BAD_ARGS = [
     (["--lineup", "nope", "random", "random"], "unknown player 'nope': registered agents are"),
     (["--lineup", "random", "random"], "accepted values are an integer from 3 to 5"),
     (["--lineup", *["random"] * 6], "accepted values are an integer from 3 to 5"),
-    (["--lineup", *FAST, "--games", "0"], "--games must be a positive integer"),
-    (["--lineup", *FAST, "--games", "-5"], "--games must be a positive integer"),
-    (["--lineup", *FAST, "--games", "many"], "invalid int value"),
-    (["--lineup", *FAST, "--workers", "0"], "--workers must be a positive integer"),
+    (["--lineup", *FAST, "--games", "0"], "argument --games: 0 is out of range: accepted values are integers >= 1"),
+    (["--lineup", *FAST, "--games", "-5"], "argument --games: -5 is out of range"),
+    (["--lineup", *FAST, "--games", "many"], "argument --games: 'many' is not an integer"),
+    (["--lineup", *FAST, "--workers", "0"], "argument --workers: 0 is out of range"),
+    (["--lineup", *FAST, "--seed", "-1"], "argument --seed: -1 is out of range: accepted values are integers >= 0"),
     (["--lineup", *FAST, "--num-players", "4"], "num_players=4 but the lineup has 3 players"),
     (["--lineup", *FAST, "--rules", "nowhere.yaml"], "presets are ['adler', 'base', 'both', 'stasi']"),
     (["--lineup", "random:sure=1", "random", "random"], "agent 'random' takes no parameters"),
     (["--lineup", "bayes_v1:bogus=1", "random", "random"], "accepted are ['sure', 'bar_early', 'bar_late', 'mar"),
     (["--lineup", "bayes_v1:sure", "random", "random"], "KEY=VALUE"),
     (["--round-robin", *FAST, "eager"], "must be distinct"),
-    (["--round-robin", *FAST, "cheater", "bayes_v1", "--num-players", "6"], "--num-players must be 3, 4 or 5"),
-    (["--round-robin", *FAST, "--num-players", "2"], "--num-players must be 3, 4 or 5"),
+    (
+        ["--round-robin", *FAST, "cheater", "bayes_v1", "--num-players", "6"],
+        "argument --num-players: 6 is out of range",
+    ),
+    (["--round-robin", *FAST, "--num-players", "2"], "accepted values are integers from 3 to 5"),
     (["--round-robin", *FAST, "nope"], "unknown player 'nope'"),
     (["--round-robin", *FAST, "--num-players", "4"], "needs at least 4 players"),
     (["--lineup", *FAST, "--round-robin", *FAST], "not allowed with argument"),

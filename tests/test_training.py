@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ckc_env.training import evaluate, train  # noqa: E402
-from ckc_env.training.config import load_config, parse_config  # noqa: E402
+from ckc_env.training.config import PPO_RANGES, _ppo_arguments, load_config, parse_config  # noqa: E402
 
 from ckc_env import GameConfig  # noqa: E402
 
@@ -48,6 +48,28 @@ def test_every_config_file_loads(path):
         ({"pretrain": {"teacher": "self"}}, ["pretrain.teacher", "bayes_v1"]),
         ({"pretrain": {"teacher": "oracle"}}, ["pretrain.teacher", "bayes_v1"]),
         ({"pretrain": {"teacher": "bayes_v1", "epochs": 0}}, ["pretrain.epochs", ">= 1"]),
+        ({"seed": -1}, ["seed", ">= 0"]),
+        # PPO keys by range, not only by type (batch_size 0 used to fail inside torch; gamma 1.5 trained)
+        ({"ppo": {"batch_size": 0}}, ["ppo.batch_size=0", "an integer >= 2"]),
+        ({"ppo": {"batch_size": 4096, "n_steps": 1024}}, ["ppo.batch_size", "at most n_steps x n_envs = 1024"]),
+        ({"ppo": {"gamma": 1.5}}, ["ppo.gamma=1.5", "a number > 0 and <= 1"]),
+        ({"ppo": {"gamma": 0}}, ["ppo.gamma=0", "> 0"]),
+        ({"ppo": {"gae_lambda": -0.1}}, ["ppo.gae_lambda", ">= 0 and <= 1"]),
+        ({"ppo": {"n_steps": 1}}, ["ppo.n_steps=1", "an integer >= 2"]),
+        ({"ppo": {"n_steps": 64.5}}, ["ppo.n_steps=64.5", "an integer"]),
+        ({"ppo": {"n_epochs": 0}}, ["ppo.n_epochs=0", ">= 1"]),
+        ({"ppo": {"learning_rate": 0}}, ["ppo.learning_rate=0", "a number > 0"]),
+        ({"ppo": {"clip_range": 0}}, ["ppo.clip_range=0", "> 0 and <= 1"]),
+        ({"ppo": {"clip_range_vf": -1}}, ["ppo.clip_range_vf=-1", "> 0 or null"]),
+        ({"ppo": {"ent_coef": -0.01}}, ["ppo.ent_coef=-0.01", ">= 0"]),
+        ({"ppo": {"vf_coef": "half"}}, ["ppo.vf_coef='half'", "a number >= 0"]),
+        ({"ppo": {"max_grad_norm": 0}}, ["ppo.max_grad_norm=0", "> 0"]),
+        ({"ppo": {"target_kl": 0}}, ["ppo.target_kl=0", "> 0 or null"]),
+        ({"ppo": {"normalize_advantage": "yes"}}, ["ppo.normalize_advantage", "true or false"]),
+        ({"ppo": {"rollout_buffer_class": "x"}}, ["ppo.rollout_buffer_class", "learning_rate"]),
+        ({"policy": {"net_arch": [0, 64]}}, ["policy.net_arch", "layer widths from 1 to 4096"]),
+        ({"policy": {"net_arch": {"pi": [64]}}}, ["policy.net_arch", "{pi: [...], vf: [...]}"]),
+        ({"policy": {"ortho_init": 1}}, ["policy.ortho_init", "true or false"]),
     ],
 )
 def test_bad_configs_are_rejected_naming_the_key(data, words):
@@ -55,6 +77,50 @@ def test_bad_configs_are_rejected_naming_the_key(data, words):
         parse_config(data)
     for word in words:
         assert word in str(info.value)
+
+
+def test_every_ppo_argument_a_config_may_set_has_a_range():
+    """PPO_RANGES covers MaskablePPO's signature: a new SB3 argument is not let through unchecked."""
+    assert set(PPO_RANGES) == set(_ppo_arguments())
+    good = parse_config({"ppo": {"target_kl": None, "clip_range_vf": 0.2, "gamma": 1, "gae_lambda": 0}})
+    assert good.ppo == {"target_kl": None, "clip_range_vf": 0.2, "gamma": 1, "gae_lambda": 0}
+
+
+def test_a_new_run_never_overwrites_a_run_folder(tmp_path):
+    """--run-dir holding a run is refused (naming --resume and --force); the default name moves on
+    to the next free one; --force replaces a run folder, and only a run folder."""
+    run = tmp_path / "run"
+    assert train.new_run_dir(str(run), "unused", force=False) == run  # a new folder
+    run.mkdir()
+    (run / "config.yaml").write_text("seed: 0\n")
+    with pytest.raises(
+        ValueError, match=r"already holds a run: continue it with --resume .*run, replace it with --force"
+    ):
+        train.new_run_dir(str(run), "unused", force=False)
+    assert train.new_run_dir(None, str(run), force=False) == tmp_path / "run_2"
+    (tmp_path / "run_2").mkdir()
+    (tmp_path / "run_2" / "evaluations.json").write_text("[]")
+    assert train.new_run_dir(None, str(run), force=False) == tmp_path / "run_3"
+    assert train.new_run_dir(str(run), "unused", force=True) == run and not run.exists()
+    other = tmp_path / "papers"
+    other.mkdir()
+    (other / "thesis.tex").write_text("")
+    with pytest.raises(ValueError, match=r"has no config\.yaml"):
+        train.new_run_dir(str(other), "unused", force=True)
+    assert (other / "thesis.tex").exists()
+
+
+def test_train_refuses_an_existing_run_dir_on_the_command_line(tmp_path, capsys):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.yaml").write_text("seed: 0\n")
+    with pytest.raises(SystemExit) as info:
+        train.main(["quick", "--run-dir", str(tmp_path / "run")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--resume" in err and "--force" in err and "Traceback" not in err
+    with pytest.raises(SystemExit):
+        train.main(["quick", "--total-timesteps", "0"])
+    assert "argument --total-timesteps: 0 is out of range" in capsys.readouterr().err
 
 
 def test_malformed_yaml_names_the_file(tmp_path):

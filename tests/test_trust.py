@@ -115,7 +115,7 @@ def test_the_python_apis_refuse_it(evil, marker, tmp_path):
     [
         lambda evil: evaluate.main(["--lineup", evil, "random", "random", "--games", "3", "--no-progress"]),
         lambda evil: evaluate.main(["--round-robin", evil, "random", "passive", "--games", "3", "--no-progress"]),
-        lambda evil: play.main(["--lineup", evil, "random", "random"]),
+        lambda evil: play.main(["--opponents", evil, "random", "random"]),
         lambda evil: export.main([evil]),
     ],
     ids=["ckc-evaluate --lineup", "ckc-evaluate --round-robin", "ckc-play", "ckc-export"],
@@ -133,7 +133,7 @@ def test_the_commands_take_it_with_trust(evil, marker, capsys, tmp_path):
     evaluate.main(["--lineup", evil, "random", "random", "--games", "3", "--no-progress", "--trust-checkpoint"])
     assert "evil.zip" in capsys.readouterr().out
     assert marker.exists()  # the trusted load ran it, as SB3's own load does
-    play.main(["--lineup", evil, "random", "random", "--trust-checkpoint"])
+    play.main(["--opponents", evil, "random", "random", "--trust-checkpoint"])
     export.main([evil, "--players", "3", "--trust-checkpoint"])
     marker.unlink()
     safe = Path(evil).with_suffix(".json")

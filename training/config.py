@@ -1,7 +1,8 @@
 """Training configuration: YAML validated into typed, frozen objects.
 
-A config file has these sections (every key is optional except where noted; unknown keys and
-mistyped values are rejected with a ValueError naming the key and the accepted values):
+A config file has these sections (every key is optional; unknown keys, mistyped values and values out of
+range are rejected with a ValueError naming the key and the accepted values: the PPO keys by
+:data:`PPO_RANGES`). Sections:
 
 ```yaml
 seed: 0                      # one seed for the whole run
@@ -41,13 +42,60 @@ PPO_EXCLUDED = (
     "device",
     "_init_setup_model",
     "policy_kwargs",
+    "rollout_buffer_class",  # Python classes and their arguments: not for a YAML file
+    "rollout_buffer_kwargs",
 )
+
+PPO_RANGES: dict[str, tuple[str, float | None, float | None, bool, bool]] = {
+    # key: (kind, low, high, low open, None allowed); "int", "number" or "bool"
+    "learning_rate": ("number", 0, 1, True, False),
+    "n_steps": ("int", 2, None, False, False),
+    "batch_size": ("int", 2, None, False, False),
+    "n_epochs": ("int", 1, None, False, False),
+    "gamma": ("number", 0, 1, True, False),
+    "gae_lambda": ("number", 0, 1, False, False),
+    "clip_range": ("number", 0, 1, True, False),
+    "clip_range_vf": ("number", 0, None, True, True),
+    "normalize_advantage": ("bool", None, None, False, False),
+    "ent_coef": ("number", 0, None, False, False),
+    "vf_coef": ("number", 0, None, False, False),
+    "max_grad_norm": ("number", 0, None, True, False),
+    "target_kl": ("number", 0, None, True, True),
+    "stats_window_size": ("int", 1, None, False, False),
+}
+"""The accepted range of every MaskablePPO argument a config may set (a test checks that this
+table covers MaskablePPO's signature, so a new SB3 argument is not let through unchecked)."""
 
 
 def _ppo_arguments() -> tuple[str, ...]:
     from sb3_contrib import MaskablePPO
 
     return tuple(p for p in inspect.signature(MaskablePPO.__init__).parameters if p not in PPO_EXCLUDED)
+
+
+def _ranged(key: str, value: Any, kind: str, low: float | None, high: float | None, low_open: bool, none: bool) -> Any:
+    """``value`` if it has the kind and lies in the range; else a ValueError with the accepted range."""
+    if value is None and none:
+        return None
+    if kind == "bool":
+        if not isinstance(value, bool):
+            _fail(key, value, "true or false")
+        return value
+    what = "an integer" if kind == "int" else "a number"
+    bounds = []
+    if low is not None:
+        bounds.append(f"{'>' if low_open else '>='} {low}")
+    if high is not None:
+        bounds.append(f"<= {high}")
+    accepted = f"{what} {' and '.join(bounds)}".strip() + (" or null" if none else "")
+    if isinstance(value, str):
+        accepted += " (YAML reads 3e-4 as text: write 0.0003)"
+    number_types = (int,) if kind == "int" else (int, float)
+    if isinstance(value, bool) or not isinstance(value, number_types) or value != value:
+        _fail(key, value, accepted)
+    if (low is not None and (value <= low if low_open else value < low)) or (high is not None and value > high):
+        _fail(key, value, accepted)
+    return value
 
 
 def _fail(key: str, value: Any, accepted: str) -> None:
@@ -87,6 +135,20 @@ def _seat_specs(key: str, value: Any, n: int) -> list[Any]:
     except ValueError as exc:
         raise ValueError(f"invalid {key}={value!r}: {exc}") from None
     return [_opponent(f"{key}[{i}]", spec) for i, spec in enumerate(given)]
+
+
+def _net_arch(value: Any) -> None:
+    """MlpPolicy's ``net_arch``: a list of layer widths (shared by both heads), or
+    ``{pi: [...], vf: [...]}``."""
+    accepted = "a list of layer widths from 1 to 4096 (e.g. [256, 256]) or {pi: [...], vf: [...]}"
+    lists = list(value.values()) if isinstance(value, dict) else [value]
+    if isinstance(value, dict) and set(value) != {"pi", "vf"}:
+        _fail("policy.net_arch", value, accepted)
+    for widths in lists:
+        if not isinstance(widths, list) or not all(
+            isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 4096 for w in widths
+        ):
+            _fail("policy.net_arch", value, accepted)
 
 
 @dataclass(frozen=True)
@@ -201,17 +263,21 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             pretrain_kwargs["learning_rate"] = float(rate)
         kwargs["pretrain"] = Pretrain(**pretrain_kwargs)
     if "ppo" in data:
-        accepted = _ppo_arguments()
-        _reject_unknown("ppo", data["ppo"], accepted)
-        for key, value in data["ppo"].items():
-            if isinstance(value, str):
-                _fail(f"ppo.{key}", value, "a number (YAML reads 3e-4 as text: write 0.0003)")
-        kwargs["ppo"] = dict(data["ppo"])
+        _reject_unknown("ppo", data["ppo"], _ppo_arguments())
+        ppo = {key: _ranged(f"ppo.{key}", value, *PPO_RANGES[key]) for key, value in data["ppo"].items()}
+        rollout = ppo.get("n_steps", 2048) * kwargs.get("n_envs", 1)
+        if ppo.get("batch_size", 64) > rollout:
+            _fail("ppo.batch_size", ppo.get("batch_size", 64), f"at most n_steps x n_envs = {rollout} (one rollout)")
+        kwargs["ppo"] = ppo
     if "policy" in data:
         _reject_unknown("policy", data["policy"], ("net_arch", "activation_fn", "ortho_init"))
         policy = dict(data["policy"])
         if "activation_fn" in policy and policy["activation_fn"] not in ("tanh", "relu"):
             _fail("policy.activation_fn", policy["activation_fn"], "'tanh' or 'relu'")
+        if "net_arch" in policy:
+            _net_arch(policy["net_arch"])
+        if "ortho_init" in policy:
+            _ranged("policy.ortho_init", policy["ortho_init"], "bool", None, None, False, False)
         kwargs["policy"] = policy
     if "eval" in data:
         section = data["eval"]

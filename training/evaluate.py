@@ -22,6 +22,7 @@ follow the name after a colon, comma-separated: ``bayes_v1:sure=0.7,bar_late=0.5
 Output: the table (or ranking) is printed as Markdown on stdout. Files are written only when
 ``--out PREFIX`` is given: ``PREFIX.json`` and ``PREFIX.csv`` for a lineup (``TournamentResult.save``),
 ``PREFIX.json`` for a round robin (``RoundRobinResult.to_json``). Parent folders are created.
+``--plot FILE`` draws each player's win rate with its 95% interval (``ckc-plot``, matplotlib).
 
 ``--rules`` takes a rules preset by name (``base``, ``stasi``, ``adler``, ``both``: ``configs/rules/``)
 or the path of a YAML file; the number of seats comes from the lineup (or ``--num-players``). Games run on all cores unless ``--workers`` says otherwise, with a
@@ -39,7 +40,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ckc_env import configs, specs
+from ckc_env.training.plots import plot_results
+
+from ckc_env import cli, configs, specs
 from ckc_env.agents import REGISTRY
 from ckc_env.config import load_yaml_mapping
 from ckc_env.tournament import round_robin, run_tournament
@@ -57,19 +60,22 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--round-robin", nargs="+", metavar="PLAYER", help="distinct players for every table")
     parser.add_argument(
         "--num-players",
-        type=int,
+        type=cli.integer(3, 5),
         metavar="N",
         help="seats per table, 3 to 5 (round robin: default the number of players, at most 5)",
     )
-    parser.add_argument("--games", type=int, default=2000, help="games in all (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="the tournament's root seed (default 0)")
+    parser.add_argument("--games", type=cli.integer(1), default=2000, help="games in all (default 2000)")
+    parser.add_argument("--seed", type=cli.integer(0), default=0, help="the tournament's root seed (default 0)")
     parser.add_argument(
         "--rules",
         metavar="PRESET",
         help=f"rules preset ({', '.join(configs.names('rules'))}) or a YAML file (default: base)",
     )
-    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--workers", type=cli.integer(1), default=None, help="worker processes (default: all cores)")
     parser.add_argument("--out", metavar="PREFIX", help="write PREFIX.json (and PREFIX.csv for a lineup)")
+    parser.add_argument(
+        "--plot", metavar="FILE", help="draw the win rates with their intervals to FILE (.png, .svg; needs matplotlib)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--trust-checkpoint",
@@ -90,11 +96,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     progress = not args.no_progress
     trust = args.trust_checkpoint
     try:
+        if args.plot:
+            from ckc_env.training.plots import _pyplot
+
+            _pyplot()  # matplotlib missing: say so before the games are played
         config = load_rules(args.rules)
-        if args.games <= 0:
-            raise ValueError(f"--games must be a positive integer, got {args.games}")
-        if args.workers is not None and args.workers <= 0:
-            raise ValueError(f"--workers must be a positive integer, got {args.workers}")
         if args.lineup is not None:
             lineup = [specs.from_text(p) for p in args.lineup]
             if args.num_players is not None:
@@ -108,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             if args.out:
                 for path in result.save(args.out):
                     print(f"wrote {path}", file=sys.stderr)
+            if args.plot:
+                print(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
         else:
             players = [specs.from_text(p) for p in args.round_robin]
             num_players = args.num_players if args.num_players is not None else min(len(players), 5)
@@ -124,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(result.to_json(), indent=2))
                 print(f"wrote {path}", file=sys.stderr)
+            if args.plot:
+                print(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
     except ValueError as exc:
         parser.error(str(exc))
 

@@ -1,6 +1,6 @@
 """Train a MaskablePPO agent for Checkpoint Charlie against scripted, checkpoint or self-play opponents.
 
-    ckc-train quick                                   # a preset (configs/train/quick.yaml); run folder under runs/
+    ckc-train quick                                   # a preset (configs/train/quick.yaml): runs/quick_seed0 (or _2, ...)
     ckc-train full --run-dir checkpoints/full_5p      # or a YAML file of one's own
     ckc-train --resume checkpoints/full_5p            # continue to total_timesteps
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import Any
 import yaml
 from ckc_env.training.config import TrainConfig, load_config
 
-from ckc_env import configs, specs
+from ckc_env import cli, configs, specs
 from ckc_env.agent_file import save_sb3
 from ckc_env.seeding import derive_seed
 from ckc_env.tournament import run_tournament
@@ -104,6 +105,7 @@ def evaluate(
             "win_rate": stat["win"].mean,
             "win_ci95": [stat["win"].low, stat["win"].high],
             "points": stat["points"].mean,
+            "chief_rate": stat["chief_rate"].mean,
             "games": result.games,
         }
     return out
@@ -255,6 +257,37 @@ class Clock:
         return round(self.before + time.time() - self.started, 1)
 
 
+def new_run_dir(given: str | None, default: str, force: bool) -> Path:
+    """The folder of a new run; a run already there is never overwritten in part.
+
+    A folder named by ``--run-dir`` that holds anything is refused (continue it with ``--resume``,
+    or replace it with ``--force``); the default name moves on to the next free one
+    (``runs/quick_seed0_2``, ...) unless ``--force`` replaces it.
+    """
+    if given is None and not force:
+        path, k = Path(default), 1
+        while _holds_files(path):
+            k += 1
+            path = Path(f"{default}_{k}")
+        return path
+    path = Path(given or default)
+    if not _holds_files(path):
+        return path
+    if not force:
+        raise ValueError(
+            f"run folder {path} already holds a run: continue it with --resume {path}, replace it with --force, "
+            "or give another --run-dir"
+        )
+    if not (path / "config.yaml").is_file():
+        raise ValueError(f"--force replaces run folders only, and {path} has no config.yaml: remove it yourself")
+    shutil.rmtree(path)
+    return path
+
+
+def _holds_files(path: Path) -> bool:
+    return path.exists() and (not path.is_dir() or any(path.iterdir()))
+
+
 def first_table(config: TrainConfig) -> str:
     return next(iter(config.eval.opponents))
 
@@ -264,9 +297,17 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument(
         "config", nargs="?", help=f"a training preset ({', '.join(configs.names('train'))}) or a YAML file"
     )
-    parser.add_argument("--run-dir", default=None, help="run folder (default: runs/<config name>_seed<seed>)")
+    parser.add_argument(
+        "--run-dir",
+        default=None,
+        help="run folder, refused if it holds a run (default: runs/<config name>_seed<seed>, or the next free "
+        "name: ..._2, ..._3)",
+    )
     parser.add_argument("--resume", default=None, help="a run folder to continue up to its total_timesteps")
-    parser.add_argument("--total-timesteps", type=int, default=None, help="override the config's total_timesteps")
+    parser.add_argument("--force", action="store_true", help="replace the run an existing --run-dir holds")
+    parser.add_argument(
+        "--total-timesteps", type=cli.integer(1), default=None, help="override the config's total_timesteps"
+    )
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument(
         "--trust-checkpoint",
@@ -276,6 +317,8 @@ def main(argv: list[str] | None = None) -> Path:
     args = parser.parse_args(argv)
     if bool(args.config) == bool(args.resume):
         parser.error("give a config file, or --resume RUN_DIR")
+    if args.resume and (args.force or args.run_dir):
+        parser.error("--resume continues the run folder it names: --force and --run-dir start a new run")
 
     # --- config and run folder
     try:
@@ -284,13 +327,11 @@ def main(argv: list[str] | None = None) -> Path:
             config = load_config(run_dir / "config.yaml")
         else:
             config = load_config(configs.preset("train", args.config))
-            run_dir = Path(args.run_dir or f"runs/{Path(args.config).stem}_seed{config.seed}")
+            run_dir = new_run_dir(args.run_dir, f"runs/{Path(args.config).stem}_seed{config.seed}", args.force)
         check_players(config, args.trust_checkpoint)
     except ValueError as exc:
         parser.error(str(exc))
     if args.total_timesteps is not None:
-        if args.total_timesteps <= 0:
-            parser.error(f"--total-timesteps must be positive, got {args.total_timesteps}")
         config = TrainConfig(**{**config.__dict__, "total_timesteps": args.total_timesteps})
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))

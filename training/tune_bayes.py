@@ -16,6 +16,7 @@ import json
 import time
 from pathlib import Path
 
+from ckc_env import cli
 from ckc_env.agents import BayesParams
 from ckc_env.tournament import run_tournament
 
@@ -35,11 +36,13 @@ def win_rate(candidate: dict[str, float], field: dict[str, float], games: int, s
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=600, help="games per candidate")
-    parser.add_argument("--passes", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=12345)
-    parser.add_argument("--min-gain", type=float, default=0.01, help="win-rate gain needed to change a value")
-    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--games", type=cli.integer(1), default=600, help="games per candidate")
+    parser.add_argument("--passes", type=cli.integer(1), default=2)
+    parser.add_argument("--seed", type=cli.integer(0), default=12345)
+    parser.add_argument(
+        "--min-gain", type=cli.number(0.0, 1.0), default=0.01, help="win-rate gain needed to change a value"
+    )
+    parser.add_argument("--workers", type=cli.integer(1), default=None)
     parser.add_argument("--out", default="docs/bayes_v1_tuning.json")
     args = parser.parse_args(argv)
 

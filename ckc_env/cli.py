@@ -1,0 +1,59 @@
+"""Argument types for the command-line tools and benchmarks: every number is checked by range.
+
+argparse names the argument when a type refuses a value, so ``--seed -1`` ends with
+``argument --seed: -1 is out of range: accepted values are integers >= 0`` and exit status 2.
+
+    parser.add_argument("--seed", type=cli.integer(0), default=0)
+    parser.add_argument("--games", type=cli.integer(1), default=2000)
+    parser.add_argument("--seat", type=cli.integer(0, 4))
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+
+def integer(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high] (either bound may be open)."""
+    accepted = _range_text(low, high, "integers")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer: accepted values are {accepted}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{value} is out of range: accepted values are {accepted}")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in some messages
+    return parse
+
+
+def number(low: float | None = None, high: float | None = None, low_open: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number in [low, high], or (low, high] with ``low_open``."""
+    accepted = _range_text(low, high, "numbers", low_open)
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number: accepted values are {accepted}") from None
+        below = low is not None and (value <= low if low_open else value < low)
+        if value != value or below or (high is not None and value > high) or value in (float("inf"), float("-inf")):
+            raise argparse.ArgumentTypeError(f"{text} is out of range: accepted values are {accepted}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _range_text(low: float | None, high: float | None, what: str, low_open: bool = False) -> str:
+    if low is not None and high is not None:
+        return f"{what} from {low} to {high}" if not low_open else f"{what} > {low} and <= {high}"
+    if low is not None:
+        return f"{what} {'>' if low_open else '>='} {low}"
+    if high is not None:
+        return f"{what} <= {high}"
+    return what

@@ -1,0 +1,113 @@
+"""Replay files: a game as JSON, its rules, its seed and its actions, enough to play it again exactly.
+
+The game is a function of its config, its seed and its actions (RULES.md 9), so a replay needs no
+more. The file also names the players and, once the game is over, the result, for the reader:
+
+```json
+{"format": "ckc-replay", "version": 1, "env": "checkpoint_charlie_v1",
+ "config": {"num_players": 4, ...every GameConfig field...}, "seed": 7,
+ "players": ["human", "bayes_v1", "eager", "random"], "actions": [0, 13, 0, ...],
+ "finished": true, "result": {"totals": [...], "gold": [...], "winners": [...], "reasons": [...]}}
+```
+
+``Replay.states()`` replays it through the engine, checking every action, and yields the state
+before each decision; a file that does not fit the engine (an illegal action, a result that differs)
+raises ``ValueError`` naming the file and the step.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import engine
+from .config import GameConfig
+from .engine.state import GameState
+
+FORMAT = "ckc-replay"
+VERSION = 1
+ENV = "checkpoint_charlie_v1"
+
+
+@dataclass
+class Replay:
+    config: GameConfig
+    seed: int
+    players: list[str]
+    actions: list[int] = field(default_factory=list)
+    finished: bool = False
+    result: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "env": ENV,
+            "config": self.config.to_dict(),
+            "seed": self.seed,
+            "players": self.players,
+            "actions": self.actions,
+            "finished": self.finished,
+            "result": self.result,
+        }
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_json(), indent=1))
+        return path
+
+    @classmethod
+    def from_json(cls, data: Any, source: str = "replay") -> Replay:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError(f"{source} is not a replay file: it must be a JSON object with format {FORMAT!r}")
+        if data.get("version") != VERSION:
+            raise ValueError(f"{source}: replay version {data.get('version')!r} is not supported (this is {VERSION})")
+        missing = [k for k in ("config", "seed", "players", "actions") if k not in data]
+        if missing:
+            raise ValueError(f"{source}: missing key(s) {missing}")
+        try:
+            config = GameConfig.from_dict(data["config"])
+        except ValueError as exc:
+            raise ValueError(f"{source}: {exc}") from None
+        seed, actions, players = data["seed"], data["actions"], data["players"]
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"{source}: seed must be a non-negative integer, got {seed!r}")
+        if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
+            raise ValueError(f"{source}: actions must be a list of integers")
+        if not isinstance(players, list) or len(players) != config.num_players:
+            raise ValueError(f"{source}: players must name the {config.num_players} seats")
+        return cls(config, seed, [str(p) for p in players], actions, bool(data.get("finished")), data.get("result"))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Replay:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text())
+        except OSError as exc:
+            raise ValueError(f"cannot read replay file {path}: {exc.strerror or exc}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} is not JSON: {exc}") from None
+        return cls.from_json(data, str(path))
+
+    def states(self, source: str = "replay") -> Iterator[tuple[int, GameState]]:
+        """``(step, state)`` before each recorded action, then ``(len(actions), final state)``.
+
+        The same state object is advanced in place: copy what you keep."""
+        state = engine.init(self.config, seed=self.seed)
+        for step, action in enumerate(self.actions):
+            yield step, state
+            try:
+                engine.step(state, action)
+            except ValueError as exc:
+                raise ValueError(f"{source}: step {step + 1} does not fit the game: {exc}") from None
+        yield len(self.actions), state
+        if self.finished and self.result is not None and state.final is not None:
+            for key in ("totals", "winners"):
+                if key in self.result and list(self.result[key]) != list(state.final[key]):
+                    raise ValueError(
+                        f"{source}: the replayed game ends with {key} {state.final[key]}, not {self.result[key]}"
+                    )

@@ -1,0 +1,90 @@
+"""ckc-plot and ckc-evaluate --plot: pictures of win rates with intervals and of training runs."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib", reason="plots need the plot extra")
+
+from ckc_env.training import evaluate, plots
+
+from ckc_env.tournament import round_robin, run_tournament
+
+ROOT = Path(__file__).resolve().parents[1]
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_win_rates_of_a_lineup_and_of_a_round_robin():
+    lineup = run_tournament(["random", "random", "eager"], games=6, seed=0, workers=1).to_json()
+    title, n, rows = plots.win_rates(lineup)
+    assert n == 3 and "6 games" in title
+    assert [row[0] for row in rows] == ["random #1", "random #2", "eager"]  # one player at two seats
+    for _, mean, low, high in rows:
+        assert 0 <= low <= mean <= high <= 1
+    ranking = round_robin(["random", "passive", "eager", "bayes_v1"], 3, games=8, seed=0, workers=1).to_json()
+    title, n, rows = plots.win_rates(ranking)
+    assert n == 3 and "4 table(s)" in title and {row[0] for row in rows} == {"random", "passive", "eager", "bayes_v1"}
+    with pytest.raises(ValueError, match="not a tournament result"):
+        plots.win_rates({"something": 1})
+
+
+def test_ckc_plot_draws_results_and_runs(tmp_path, capsys):
+    out = tmp_path / "ladder.png"
+    plots.main(
+        [
+            "results",
+            str(ROOT / "docs/results/ladder_3p.json"),
+            str(ROOT / "docs/results/ladder_5p.json"),
+            "--out",
+            str(out),
+        ]
+    )
+    assert out.read_bytes().startswith(PNG)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text("game: {num_players: 4}\n")
+    history = [
+        {"timesteps": t, "results": {"vs_random": {"win_rate": rate, "games": 100, "win_ci95": [0, 1]}}}
+        for t, rate in [(0, 0.2), (1000, 0.3), (2000, 0.45)]
+    ]
+    (run / "evaluations.json").write_text(json.dumps(history))
+    curve = tmp_path / "curve.svg"
+    reference = tmp_path / "passive.json"
+    reference.write_text(json.dumps(run_tournament(["passive", "random", "random", "random"], 4, workers=1).to_json()))
+    plots.main(["run", str(run), "--out", str(curve), "--reference", str(reference)])
+    assert curve.read_text().lstrip().startswith("<?xml")
+    assert "wrote" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "nowhere", "--out", "x.png"], "no evaluations in nowhere"),
+        (["results", "missing.json", "--out", "x.png"], "cannot read missing.json"),
+    ],
+)
+def test_ckc_plot_bad_input(argv, message, capsys):
+    with pytest.raises(SystemExit) as info:
+        plots.main(argv)
+    assert info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_evaluate_plot(tmp_path):
+    out = tmp_path / "lineup.png"
+    evaluate.main(
+        [
+            "--lineup",
+            "random",
+            "passive",
+            "eager",
+            "--games",
+            "6",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--plot",
+            str(out),
+        ]
+    )
+    assert out.read_bytes().startswith(PNG)

@@ -1,0 +1,188 @@
+"""Pictures of results: tournament win rates with their intervals, and a run's training curve.
+
+    ckc-plot results docs/results/ladder_3p.json docs/results/ladder_4p.json docs/results/ladder_5p.json \\
+        --out docs/ladder.png                      # one panel per file (a lineup or a round robin)
+    ckc-plot run checkpoints/ppo_5p_distilled --out docs/ppo_5p_distilled.png   # evaluations.json over time
+    ckc-plot run runs/quick_seed0 --reference docs/results/passive_vs_random.json --out docs/quick_seed0.png
+    ckc-evaluate --lineup ... --plot lineup.png    # the tournament just played
+
+(``ckc-plot`` is ``python -m ckc_env.training.plots``.) Needs matplotlib: ``pip install
+"ckc-env[plot]"``. Every interval drawn is the one in the file: Wilson's 95% interval for win
+rates (:class:`ckc_env.tournament.Stat`); the dashed line is a seat's fair share, 1/n.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ckc_env.tournament import wilson
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError('plots need matplotlib: pip install "ckc-env[plot]" (or pip install matplotlib)') from None
+    matplotlib.use("Agg")  # files only, no window
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def win_rates(result: dict[str, Any]) -> tuple[str, int, list[tuple[str, float, float, float]]]:
+    """(title, players per table, [(player, win rate, low, high)]) of a saved lineup or round robin
+    (``TournamentResult.to_json`` or ``RoundRobinResult.to_json``)."""
+    if "pooled" in result:  # a round robin: each player over every table it sat at
+        n, labels, stats = result["num_players"], result["players"], result["pooled"]
+        title = f"{n} players, round robin: {len(result['tables'])} table(s), {result.get('games', '?')} games"
+    elif "lineup" in result:
+        n, labels, stats = len(result["labels"]), list(result["labels"]), result["players"]
+        title = f"{n} players, lineup: {result['games']} games, seed {result['seed']}"
+        counts = {label: labels.count(label) for label in labels}
+        seen: dict[str, int] = {}
+        for i, label in enumerate(list(labels)):  # the same player at several seats: number them
+            seen[label] = seen.get(label, 0) + 1
+            if counts[label] > 1:
+                labels[i] = f"{label} #{seen[label]}"
+    else:
+        raise ValueError("not a tournament result: expected the JSON of a lineup (lineup) or a round robin (pooled)")
+    rows = [(label, s["win"]["mean"], *s["win"]["ci95"]) for label, s in zip(labels, stats, strict=True)]
+    return title, n, rows
+
+
+def plot_results(results: Sequence[dict[str, Any]], out: str | Path) -> Path:
+    """One panel per result: each player's win rate with its 95% interval, best on top."""
+    plt = _pyplot()
+    panels = [win_rates(r) for r in results]
+    height = sum(0.45 * len(rows) + 1.0 for _, _, rows in panels)
+    figure, axes = plt.subplots(
+        len(panels), 1, figsize=(7.5, max(2.5, height)), squeeze=False, height_ratios=[len(p[2]) + 1 for p in panels]
+    )
+    for axis, (title, n, rows) in zip(axes[:, 0], panels, strict=True):
+        rows = sorted(rows, key=lambda row: row[1])
+        y = range(len(rows))
+        means = [row[1] for row in rows]
+        errors = [[row[1] - row[2] for row in rows], [row[3] - row[1] for row in rows]]
+        axis.errorbar(means, y, xerr=errors, fmt="o", capsize=4, color="tab:blue")
+        axis.axvline(1 / n, linestyle="--", color="grey", linewidth=1, label=f"fair share 1/{n}")
+        axis.set_yticks(list(y), [row[0] for row in rows])
+        axis.set_xlim(0, 1)
+        axis.set_title(title, fontsize=10)
+        axis.legend(loc="lower right", fontsize=8)
+        axis.grid(axis="x", alpha=0.3)
+    axes[-1, 0].set_xlabel("win rate (95% interval)")
+    return _save(figure, out)
+
+
+def plot_run(run_dir: str | Path, out: str | Path, references: Sequence[dict[str, Any]] = ()) -> Path:
+    """A run's evaluations over training: the learner's win rate against each evaluation table,
+    with its 95% interval as a band; each reference (a saved lineup result) adds a line at its first
+    player's win rate, e.g. ``passive`` against the same opponents."""
+    plt = _pyplot()
+    run_dir = Path(run_dir)
+    path = run_dir / "evaluations.json"
+    try:
+        history = json.loads(path.read_text())
+    except OSError as exc:
+        raise ValueError(f"no evaluations in {run_dir}: cannot read {path} ({exc.strerror or exc})") from None
+    if not isinstance(history, list) or not history:
+        raise ValueError(f"{path} holds no evaluations")
+    n = _num_players(run_dir)
+    figure, axis = plt.subplots(figsize=(7.5, 4))
+    for table in history[0]["results"]:
+        steps = [h["timesteps"] for h in history]
+        rates = [h["results"][table]["win_rate"] for h in history]
+        # Wilson's interval from the rate and the game count (runs saved before the project used it
+        # for rates hold a normal interval in win_ci95).
+        bounds = [wilson(h["results"][table]["win_rate"], h["results"][table]["games"]) for h in history]
+        low, high = [b[0] for b in bounds], [b[1] for b in bounds]
+        games = history[-1]["results"][table]["games"]
+        axis.plot(steps, rates, marker="o", label=f"{table} ({games} games each)")
+        axis.fill_between(steps, low, high, alpha=0.2)
+    for reference, colour in zip(references, ("tab:red", "tab:purple", "tab:brown"), strict=False):
+        _, _, rows = win_rates(reference)
+        label, rate, low, high = rows[0]
+        others = ", ".join(str(o) for o in reference["labels"][1:])
+        axis.axhline(
+            rate, color=colour, linewidth=1, label=f"{label} against {others}: {rate:.3f} ({reference['games']} games)"
+        )
+        axis.axhspan(low, high, color=colour, alpha=0.1)
+    if n:
+        axis.axhline(1 / n, linestyle="--", color="grey", linewidth=1, label=f"fair share 1/{n}")
+    axis.set_xlabel("learner steps")
+    axis.set_ylabel("win rate (95% interval)")
+    axis.set_ylim(0, 1)
+    axis.set_title(f"{run_dir.name}: evaluations during training", fontsize=10)
+    axis.legend(fontsize=8)
+    axis.grid(alpha=0.3)
+    return _save(figure, out)
+
+
+def _num_players(run_dir: Path) -> int | None:
+    config = run_dir / "config.yaml"
+    if not config.is_file():
+        return None
+    import yaml
+
+    data = yaml.safe_load(config.read_text()) or {}
+    return int((data.get("game") or {}).get("num_players", 5))
+
+
+def _save(figure: Any, out: str | Path) -> Path:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.tight_layout()
+    figure.savefig(out, dpi=110)
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)
+    return out
+
+
+def _load(path: str) -> dict[str, Any]:
+    try:
+        return json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not JSON: {exc}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="ckc-plot", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    kinds = parser.add_subparsers(dest="kind", required=True)
+    results = kinds.add_parser("results", help="win rates with intervals from ckc-evaluate --out files")
+    results.add_argument("files", nargs="+", metavar="JSON", help="PREFIX.json files written by ckc-evaluate --out")
+    results.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
+    run = kinds.add_parser("run", help="a training run's evaluations over time")
+    run.add_argument("run_dir", metavar="RUN", help="a run folder (with evaluations.json)")
+    run.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
+    run.add_argument(
+        "--reference",
+        nargs="+",
+        default=[],
+        metavar="JSON",
+        help="lineup results (ckc-evaluate --out) whose first player's win rate is drawn as a line",
+    )
+    args = parser.parse_args(argv)
+    try:
+        if args.kind == "results":
+            path = plot_results([_load(f) for f in args.files], args.out)
+        else:
+            references = [_load(f) for f in args.reference]
+            if any("lineup" not in r for r in references):
+                raise ValueError("--reference takes lineup results (ckc-evaluate --lineup ... --out PREFIX)")
+            path = plot_run(args.run_dir, args.out, references)
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
