@@ -14,7 +14,10 @@ objects, as in :mod:`ckc_env.tournament`). The learner sees its own observation 
 | Illegal action | ends the game at once: ``terminated=True``, reward ``illegal_penalty`` (default -1), ``info["illegal_action"] = True``. Checkers send unmasked actions, so this must not crash. |
 
 Arguments: ``opponents`` (one spec, alone or in a list, for every other seat, or a list of n-1
-specs in seat order after the learner), ``learner_seat`` (``"random"`` or a seat), ``belief_features``, ``reward``,
+specs in seat order after the learner; with several player counts, also a mapping
+``{count: opponents}``), ``num_players`` (a count, or a list of counts such as ``[3, 4, 5]``: each
+episode draws one uniformly, and ``info["num_players"]`` says which; the observation layout is the
+same for every count), ``learner_seat`` (``"random"`` or a seat), ``belief_features``, ``reward``,
 ``illegal_penalty``, ``render_mode`` (``"ansi"``, ``"human"``), ``trust_checkpoint`` (let
 stable-baselines3 ``.zip`` opponents load: their loading unpickles; safe agent files need no
 trust), and any game option of :class:`~ckc_env.config.GameConfig`.
@@ -23,7 +26,7 @@ trust), and any game option of :class:`~ckc_env.config.GameConfig`.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -46,30 +49,40 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
 
     def __init__(
         self,
-        opponents: OpponentSpec | Sequence[OpponentSpec] = "bayes_v1",
+        opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[int, Any] = "bayes_v1",
         learner_seat: int | str = "random",
-        belief_features: bool = False,
+        belief_features: bool | str = False,
         reward: str = "points",
         illegal_penalty: float = -1.0,
         render_mode: str | None = None,
         trust_checkpoint: bool = False,
+        num_players: int | Sequence[int] = 5,
         **rules: Any,
     ) -> None:
         if reward not in ("points", "win", "margin"):
             raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win' or 'margin'")
         self.reward = reward
+        self.counts = player_counts(num_players)
         aec_reward = "points" if reward == "margin" else reward  # margin is computed here from the points
-        self.aec = raw_env(render_mode=render_mode, reward=aec_reward, belief_features=belief_features, **rules)
-        n = self.aec.config.num_players
-        opponents = specs.for_seats(opponents, n - 1)
-        for spec in opponents:
-            if not isinstance(spec, Agent):
-                specs.validate(spec, trust_checkpoint=trust_checkpoint)
+        self._tables = {
+            n: raw_env(
+                render_mode=render_mode, reward=aec_reward, belief_features=belief_features, num_players=n, **rules
+            )
+            for n in self.counts
+        }
+        self.aec = self._tables[self.counts[0]]
+        self.opponent_specs = opponents_by_count(opponents, self.counts)
+        for table in self.opponent_specs.values():
+            for spec in table:
+                if not isinstance(spec, Agent):
+                    specs.validate(spec, trust_checkpoint=trust_checkpoint)
+        fewest = self.counts[0]
         if learner_seat != "random" and (
-            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n
+            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < fewest
         ):
-            raise ValueError(f"invalid learner_seat={learner_seat!r}: accepted values are 'random' or 0 to {n - 1}")
-        self.opponent_specs = opponents
+            raise ValueError(
+                f"invalid learner_seat={learner_seat!r}: accepted values are 'random' or 0 to {fewest - 1}"
+            )
         self.trust_checkpoint = trust_checkpoint
         self.learner_seat_option = learner_seat
         self.illegal_penalty = float(illegal_penalty)
@@ -85,6 +98,8 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
+        if len(self.counts) > 1:  # one count alone draws nothing: its games stay those of earlier versions
+            self.aec = self._tables[self.counts[int(self.np_random.integers(len(self.counts)))]]
         n = self.aec.config.num_players
         seat_option = self.learner_seat_option
         self.seat = int(self.np_random.integers(n)) if seat_option == "random" else int(seat_option)
@@ -96,7 +111,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         engine.pop_rewards(self.aec.game)
         others = [(self.seat + k) % n for k in range(1, n)]
         for k, seat in enumerate(others):
-            spec = self.opponent_specs[k]
+            spec = self.opponent_specs[n][k]
             if isinstance(spec, Agent):
                 agent = spec
             else:
@@ -179,7 +194,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
     def _info(self) -> dict[str, Any]:
         # Fresh objects every call: callers keep what they are given.
         game = self.aec.game
-        info: dict[str, Any] = {"seat": self.seat}
+        info: dict[str, Any] = {"seat": self.seat, "num_players": game.n}
         if len(game.summaries) > self._summaries_seen:  # a round ended since the last decision
             self._summaries_seen = len(game.summaries)
             values = self._views[self.seat].own_chip_values
@@ -191,6 +206,49 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
             info["is_winner"] = self.seat in final["winners"]
             info["win_share"] = 1.0 / len(final["winners"]) if self.seat in final["winners"] else 0.0
         return info
+
+
+def player_counts(num_players: int | Sequence[int]) -> tuple[int, ...]:
+    """The player counts a learner trains at, sorted: one count, or several (each from 3 to 5, once)."""
+    given = [num_players] if isinstance(num_players, int) and not isinstance(num_players, bool) else num_players
+    accepted = "a player count from 3 to 5, or a list of distinct counts such as [3, 4, 5]"
+    if isinstance(given, (str, bytes)) or not isinstance(given, Sequence) or not given:
+        raise ValueError(f"invalid num_players={num_players!r}: accepted values are {accepted}")
+    for n in given:
+        if isinstance(n, bool) or not isinstance(n, int) or not 3 <= n <= 5:
+            raise ValueError(f"invalid num_players={num_players!r}: accepted values are {accepted}")
+    if len(set(given)) != len(given):
+        raise ValueError(f"invalid num_players={num_players!r}: a count appears twice; accepted values are {accepted}")
+    return tuple(sorted(given))
+
+
+def is_per_count(value: Any) -> bool:
+    """Whether ``value`` maps player counts to settings (``{3: ..., 5: ...}``) rather than being one
+    player spec (a spec mapping has a ``name`` key, never integer keys)."""
+    return (
+        isinstance(value, Mapping)
+        and bool(value)
+        and all(isinstance(k, int) and not isinstance(k, bool) for k in value)
+    )
+
+
+def per_count(value: Any, counts: Sequence[int], what: str) -> dict[int, Any]:
+    """``{count: setting}`` for each count: ``value`` itself for all, or its entry per count (a
+    mapping must name exactly the counts)."""
+    if not is_per_count(value):
+        return {n: value for n in counts}
+    if sorted(value) != sorted(counts):
+        raise ValueError(
+            f"invalid {what}={dict(value)!r}: a mapping by player count needs exactly the counts {list(counts)}"
+        )
+    return {n: value[n] for n in counts}
+
+
+def opponents_by_count(
+    opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[int, Any], counts: Sequence[int]
+) -> dict[int, list[OpponentSpec]]:
+    """The opponents of each count's other seats, in seat order after the learner."""
+    return {n: specs.for_seats(table, n - 1) for n, table in per_count(opponents, counts, "opponents").items()}
 
 
 def _copy(data: Any) -> Any:

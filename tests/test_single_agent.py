@@ -1,5 +1,7 @@
 """The single-agent view (gymnasium id CheckpointCharlie-v0): checkers, rewards, masks, illegal actions."""
 
+import re
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -115,4 +117,35 @@ def test_an_illegal_action_ends_the_game_with_the_penalty():
 )
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
+        CheckpointCharlieSingleAgent(**kwargs)
+
+
+def test_several_player_counts_draw_a_count_per_episode_with_its_own_opponents():
+    env = CheckpointCharlieSingleAgent(
+        num_players=[5, 3, 4], opponents={3: "bayes_v1", 4: ["random", "eager", "passive"], 5: "random"}
+    )
+    assert env.counts == (3, 4, 5)
+    seen = {}
+    for seed in range(40):
+        observation, info = env.reset(seed=seed)
+        n = info["num_players"]
+        assert observation.shape == env.observation_space.shape and env.aec.config.num_players == n
+        after = [(info["seat"] + k) % n for k in range(1, n)]  # seat order after the learner
+        seen[n] = [env._opponents[seat].name for seat in after]
+    assert seen == {3: ["bayes_v1"] * 2, 4: ["random", "eager", "passive"], 5: ["random"] * 4}
+    # One seed, one game: the count too.
+    assert env.reset(seed=7)[1]["num_players"] == env.reset(seed=7)[1]["num_players"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, named",
+    [
+        ({"num_players": [3, 6]}, "[3, 4, 5]"),
+        ({"num_players": []}, "num_players"),
+        ({"num_players": [3, 4], "opponents": {3: "random"}}, "exactly the counts [3, 4]"),
+        ({"num_players": [3, 4], "learner_seat": 3}, "0 to 2"),
+    ],
+)
+def test_several_player_counts_misconfigured_are_named(kwargs, named):
+    with pytest.raises(ValueError, match=re.escape(named)):
         CheckpointCharlieSingleAgent(**kwargs)

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 
@@ -238,3 +239,65 @@ def test_behaviour_cloning_learns_the_teachers_accusations(tmp_path):
     after = log["epochs"][-1]["held_out_accuracy"]["teacher_not_passing"]
     assert after > max(before, 0.9), (before, after)  # an untrained network hits some by chance
     assert log["epochs"][-1]["value_loss"] < log["epochs"][0]["value_loss"]
+
+
+MIXED = """
+seed: 5
+total_timesteps: 256
+game: {num_players: [3, 5, 4]}
+belief_features: players
+opponents: {3: bayes_v1, 4: [random, eager, passive], 5: random}
+pretrain: {teacher: {3: bayes_v2, 4: cheater, 5: cheater}, decisions: 300, epochs: 1, batch_size: 64}
+ppo: {n_steps: 128, batch_size: 64, n_epochs: 1}
+policy: {net_arch: [16]}
+eval: {every: 256, games: 6, opponents: {vs_bayes_v1: [bayes_v1], vs_mixed: {3: [random, eager], 4: random, 5: random}}}
+"""
+
+
+def test_a_config_with_several_player_counts_resolves_each_table():
+    config = parse_config(yaml.safe_load(MIXED))
+    assert config.player_counts == (3, 4, 5) and config.game == {"num_players": [3, 4, 5]}
+    assert config.opponents_at(3) == ["bayes_v1"] and config.opponents_at(4) == ["random", "eager", "passive"]
+    assert config.teacher_at(3) == "bayes_v2" and config.teacher_at(5) == "cheater"
+    assert config.eval_tables_at(3) == {"vs_bayes_v1": ["bayes_v1"], "vs_mixed": ["random", "eager"]}
+    assert config.eval_tables_at(5)["vs_mixed"] == ["random"]
+    assert parse_config(yaml.safe_load(yaml.safe_dump(config.to_dict()))) == config
+
+
+@pytest.mark.parametrize(
+    "data, named",
+    [
+        ({"game": {"num_players": [3, 6]}}, ["num_players", "[3, 4, 5]"]),
+        ({"game": {"num_players": [4, 4]}}, ["num_players", "twice"]),
+        ({"game": {"num_players": [3, 5]}, "opponents": {3: "random"}}, ["opponents", "[3, 5]"]),
+        ({"game": {"num_players": [3, 5]}, "opponents": {3: "random", 5: "oracle"}}, ["opponents.5", "bayes_v1"]),
+        ({"game": {"num_players": [3, 5]}, "opponents": ["random", "eager"]}, ["opponents", "5 players need 4"]),
+        ({"game": {"num_players": [3, 4]}, "pretrain": {"teacher": {3: "cheater"}}}, ["pretrain.teacher", "[3, 4]"]),
+        ({"game": {"num_players": [3, 4]}, "learner_seat": 3}, ["learner_seat", "0 to 2"]),
+    ],
+)
+def test_several_player_counts_misconfigured_are_named(data, named):
+    with pytest.raises(ValueError) as error:
+        parse_config(data)
+    for text in named:
+        assert text in str(error.value)
+
+
+def test_a_run_over_several_player_counts_clones_each_teacher_and_evaluates_each_count(tmp_path):
+    config = tmp_path / "mixed.yaml"
+    config.write_text(MIXED)
+    run = train.main([str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    pretrain_log = json.loads((run / "pretrain.json").read_text())
+    assert pretrain_log["teacher"] == {"3": "bayes_v2", "4": "cheater", "5": "cheater"}
+    history = json.loads((run / "evaluations.json").read_text())
+    for entry in history:
+        for table in ("vs_bayes_v1", "vs_mixed"):
+            result = entry["results"][table]
+            assert set(result["by_count"]) == {"3", "4", "5"}
+            assert result["games"] == sum(r["games"] for r in result["by_count"].values()) >= 18
+            rates = [r["win_rate"] for r in result["by_count"].values()]
+            assert result["win_rate"] == pytest.approx(sum(rates) / 3)
+    card = json.loads((run / "final_model.json").read_text())
+    assert card["players"] == [3, 4, 5] and card["environment"]["belief_features"] == "players"
+    for n in (3, 4, 5):  # the one policy takes every seat count
+        evaluate.main(["--lineup", str(run), *["random"] * (n - 1), "--games", str(n), "--no-progress"])

@@ -8,18 +8,24 @@ range are rejected with a ValueError naming the key and the accepted values: the
 seed: 0                      # one seed for the whole run
 total_timesteps: 200_000     # learner decisions (PyYAML reads 1e6 as a string: write 1_000_000)
 n_envs: 1                    # parallel environments (subprocesses when > 1)
-game: {num_players: 5}       # any GameConfig option (configs/rules/*.yaml keys)
+game: {num_players: 5}       # any GameConfig option (configs/rules/*.yaml keys); num_players may be a list
+                             # of counts, e.g. [3, 4, 5]: each episode draws one (one policy for every table)
 reward: points               # points | win | margin (own points minus the others' mean)
 belief_features: true        # append the exact beliefs to the observation; "players": also the posterior
                              # that reads the other players' decisions (ckc_env.agents.bayes_v2)
 learner_seat: random         # random | 0..n-1
-opponents: [bayes_v1, bayes_v1, bayes_v1, bayes_v1]   # names, checkpoint paths, or "self"
+opponents: [bayes_v1, bayes_v1, bayes_v1, bayes_v1]   # names, checkpoint paths, or "self"; with several
+                                                      # counts also {3: [...], 4: [...], 5: [...]}
 self_play: {snapshot_every: 50_000, keep: 5}          # frozen snapshots for "self" opponents
-pretrain: {teacher: bayes_v1, decisions: 300_000, epochs: 20}   # behaviour cloning first
+pretrain: {teacher: bayes_v1, decisions: 300_000, epochs: 20}   # behaviour cloning first (teacher: also
+                                                      # {count: teacher}; decisions over all counts)
 ppo: {learning_rate: 0.0003, n_steps: 2048, ...}      # exactly MaskablePPO's argument names
 policy: {net_arch: [256, 256]}                        # MlpPolicy's policy_kwargs
 eval: {every: 25_000, games: 200, opponents: {vs_bayes: [bayes_v1, ...], vs_random: [random, ...]}}
 ```
+
+With several player counts, every evaluation table is played at each count (``games`` games each);
+its result holds ``by_count`` and, for choosing the best model, the mean win rate over the counts.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from typing import Any
 
 from ckc_env import specs
 from ckc_env.config import GameConfig, load_yaml_mapping
+from ckc_env.single_agent import is_per_count, per_count, player_counts
 
 PPO_EXCLUDED = (
     "self",
@@ -125,16 +132,44 @@ def _opponent(key: str, spec: Any, allow_self: bool = True) -> Any:
     return spec
 
 
-def _seat_specs(key: str, value: Any, n: int) -> list[Any]:
-    """Opponents for the other seats: one spec for all, or a list of n-1 (kept as given)."""
+def _seat_specs(key: str, value: Any, counts: tuple[int, ...]) -> Any:
+    """Opponents for the other seats: one spec for all, a list of n-1 (kept as given), or with
+    several player counts a mapping ``{count: one spec or a list of count-1}``."""
+    if is_per_count(value):
+        try:
+            tables = per_count(value, counts, key)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        return {n: _seat_specs(f"{key}.{n}", table, (n,)) for n, table in tables.items()}
     given = [value] if isinstance(value, (str, dict)) else value
     if not isinstance(given, list):
-        _fail(key, value, f"one spec or a list of {n - 1} for {n} players")
-    try:
-        specs.for_seats(given, n - 1)
-    except ValueError as exc:
-        raise ValueError(f"invalid {key}={value!r}: {exc}") from None
+        _fail(
+            key, value, f"one spec, a list of n-1 for n players, or a mapping {{count: opponents}} for {list(counts)}"
+        )
+    for n in counts:
+        try:
+            specs.for_seats(given, n - 1)
+        except ValueError as exc:
+            raise ValueError(f"invalid {key}={value!r}: {exc}") from None
     return [_opponent(f"{key}[{i}]", spec) for i, spec in enumerate(given)]
+
+
+def _teacher(key: str, value: Any, counts: tuple[int, ...]) -> Any:
+    """A pretraining teacher: one spec, or ``{count: spec}`` with several counts."""
+    if is_per_count(value):
+        try:
+            teachers = per_count(value, counts, key)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        return {n: _opponent(f"{key}.{n}", spec, allow_self=False) for n, spec in teachers.items()}
+    return _opponent(key, value, allow_self=False)
+
+
+def specs_named(value: Any) -> list[Any]:
+    """Every player spec in an opponents table or teacher setting (flat, over all counts)."""
+    if is_per_count(value):
+        return [spec for table in value.values() for spec in specs_named(table)]
+    return list(value) if isinstance(value, list) else [value]
 
 
 def _net_arch(value: Any) -> None:
@@ -195,12 +230,35 @@ class TrainConfig:
     eval: Evaluation = field(default_factory=Evaluation)
 
     @property
+    def player_counts(self) -> tuple[int, ...]:
+        """The player counts the learner trains at (one, or several drawn per episode)."""
+        return player_counts(self.game.get("num_players", GameConfig.num_players))
+
+    def game_for(self, n: int) -> dict[str, Any]:
+        """The game options of the ``n``-player table."""
+        return {**self.game, "num_players": n}
+
+    @property
     def game_config(self) -> GameConfig:
-        return GameConfig.from_dict(self.game)
+        """The rules at the smallest count (every option but the count is the same at all counts)."""
+        return GameConfig.from_dict(self.game_for(self.player_counts[0]))
+
+    def opponents_at(self, n: int) -> list[Any]:
+        """The training opponents of the ``n``-player table."""
+        return self.opponents[n] if is_per_count(self.opponents) else self.opponents
+
+    def eval_tables_at(self, n: int) -> dict[str, list[Any]]:
+        """Each evaluation table's opponents at ``n`` players."""
+        return {name: table[n] if is_per_count(table) else table for name, table in self.eval.opponents.items()}
+
+    def teacher_at(self, n: int) -> Any:
+        """The pretraining teacher of the ``n``-player table."""
+        teacher = self.pretrain.teacher
+        return teacher[n] if is_per_count(teacher) else teacher
 
     @property
     def uses_self_play(self) -> bool:
-        return any(specs.parse(o, allow_self=True).kind == "self" for o in self.opponents)
+        return any(specs.parse(o, allow_self=True).kind == "self" for o in specs_named(self.opponents))
 
     def to_dict(self) -> dict[str, Any]:
         out = {}
@@ -224,9 +282,11 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             kwargs[key] = _int(key, data[key])
     game = data.get("game", {})
     _reject_unknown("game", game, GameConfig.fields())
-    config = GameConfig.from_dict(game)  # validates values
-    kwargs["game"] = dict(game)
-    n = config.num_players
+    counts = player_counts(game.get("num_players", GameConfig.num_players))
+    for count in counts:
+        GameConfig.from_dict({**game, "num_players": count})  # validates values
+    kwargs["game"] = {**game, "num_players": list(counts)} if len(counts) > 1 else dict(game)
+    n = counts[0]
     if "reward" in data:
         if data["reward"] not in ("points", "win", "margin"):
             _fail("reward", data["reward"], "'points', 'win' or 'margin'")
@@ -242,7 +302,7 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             _fail("learner_seat", seat, f"'random' or 0 to {n - 1}")
         kwargs["learner_seat"] = seat
     if "opponents" in data:
-        kwargs["opponents"] = _seat_specs("opponents", data["opponents"], n)
+        kwargs["opponents"] = _seat_specs("opponents", data["opponents"], counts)
     if "self_play" in data:
         section = data["self_play"]
         _reject_unknown("self_play", section, tuple(f.name for f in fields(SelfPlay)))
@@ -252,7 +312,7 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         _reject_unknown("pretrain", section, tuple(f.name for f in fields(Pretrain)))
         pretrain_kwargs: dict[str, Any] = {}
         if section.get("teacher") is not None:
-            pretrain_kwargs["teacher"] = _opponent("pretrain.teacher", section["teacher"], allow_self=False)
+            pretrain_kwargs["teacher"] = _teacher("pretrain.teacher", section["teacher"], counts)
         for key in ("decisions", "epochs", "batch_size"):
             if key in section:
                 pretrain_kwargs[key] = _int(f"pretrain.{key}", section[key])
@@ -291,7 +351,7 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             if not isinstance(tables, dict) or not tables:
                 _fail("eval.opponents", tables, "a mapping name -> opponents")
             eval_kwargs["opponents"] = {
-                name: _seat_specs(f"eval.opponents.{name}", table, n) for name, table in tables.items()
+                name: _seat_specs(f"eval.opponents.{name}", table, counts) for name, table in tables.items()
             }
         kwargs["eval"] = Evaluation(**eval_kwargs)
     return TrainConfig(**kwargs)

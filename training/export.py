@@ -71,7 +71,7 @@ def export(zip_path: Path, prefix: Path, players: list[int] | None) -> tuple[Pat
     if players is None:
         if config is None:
             raise ValueError(f"{zip_path} has no config.yaml beside it: say which player counts with --players")
-        players = [config.game_config.num_players]
+        players = list(config.player_counts)
     if any(n not in (3, 4, 5) for n in players):
         raise ValueError(f"--players {players}: accepted player counts are 3, 4 and 5")
     training = {"source": zip_path.name}

@@ -25,6 +25,7 @@ accuracy, losses, seconds).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,15 +50,22 @@ class Demonstrations:
 
 
 def collect(
-    env, teacher: PlayerSpec, decisions: int, gamma: float, seed: int, trust_checkpoint: bool = False
+    env,
+    teacher: PlayerSpec | Mapping[int, PlayerSpec],
+    decisions: int,
+    gamma: float,
+    seed: int,
+    trust_checkpoint: bool = False,
 ) -> Demonstrations:
-    """Let ``teacher`` play the learner's seat of a :class:`~ckc_env.single_agent.CheckpointCharlieSingleAgent`
-    for at least ``decisions`` decisions (whole games); a zip teacher loads only with ``trust_checkpoint``."""
+    """Let ``teacher`` (one spec, or ``{player count: spec}`` for an environment of several counts)
+    play the learner's seat of a :class:`~ckc_env.single_agent.CheckpointCharlieSingleAgent` for at
+    least ``decisions`` decisions (whole games); a zip teacher loads only with ``trust_checkpoint``."""
     observations, masks, actions, returns = [], [], [], []
     games = 0
     while len(actions) < decisions:
-        observation, _ = env.reset(seed=derive_seed(seed, "game", games))
-        agent = specs.build(teacher, seed=derive_seed(seed, "teacher", games), trust_checkpoint=trust_checkpoint)
+        observation, info = env.reset(seed=derive_seed(seed, "game", games))
+        spec = teacher[info["num_players"]] if isinstance(teacher, Mapping) and "name" not in teacher else teacher
+        agent = specs.build(spec, seed=derive_seed(seed, "teacher", games), trust_checkpoint=trust_checkpoint)
         games += 1
         agent.reset(env.seat, env.aec.config)
         view = PlayerView(env.aec.game, env.seat)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from ckc_env.training.config import TrainConfig, load_config
+from ckc_env.training.config import TrainConfig, load_config, specs_named
 
 from ckc_env import cli, configs, specs
 from ckc_env.agent_file import save_sb3
@@ -50,9 +50,16 @@ def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust
 
         opponents = config.opponents
         if config.uses_self_play:
-            opponents = SnapshotOpponents.specs(
-                opponents, snapshot_dir, seed=derive_seed(config.seed, "self_play", rank)
-            )
+            opponents = {
+                n: SnapshotOpponents.specs(
+                    config.opponents_at(n), snapshot_dir, seed=derive_seed(config.seed, "self_play", rank, n)
+                )
+                for n in config.player_counts
+            }
+            if len(config.player_counts) == 1:  # the seeds of runs from before several counts existed
+                opponents = SnapshotOpponents.specs(
+                    config.opponents, snapshot_dir, seed=derive_seed(config.seed, "self_play", rank)
+                )
         env = CheckpointCharlieSingleAgent(
             opponents=opponents,
             learner_seat=config.learner_seat,
@@ -91,22 +98,41 @@ def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None
 
 def evaluate(
     model_path: Path, config: TrainConfig, games: int, seed: int, trust_checkpoint: bool = False
-) -> dict[str, dict[str, float]]:
-    """The learner (a safe agent file) against each evaluation table (seat-rotated tournaments, all cores)."""
-    n = config.game_config.num_players
-    out = {}
-    for name, table in config.eval.opponents.items():
-        lineup = [str(model_path), *specs.for_seats(table, n - 1)]
-        result = run_tournament(
-            lineup, games=games, seed=seed, config=config.game, workers=None, trust_checkpoint=trust_checkpoint
-        )
-        stat = result.stats()[0]
+) -> dict[str, dict[str, Any]]:
+    """The learner (a safe agent file) against each evaluation table (seat-rotated tournaments, all
+    cores). With several player counts each table is played at every count: its entry holds
+    ``by_count`` and the mean over the counts (``win_rate``, ``points``, ``chief_rate``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in config.eval.opponents:
+        by_count = {}
+        for n in config.player_counts:
+            lineup = [str(model_path), *specs.for_seats(config.eval_tables_at(n)[name], n - 1)]
+            result = run_tournament(
+                lineup,
+                games=games,
+                seed=seed,
+                config=config.game_for(n),
+                workers=None,
+                trust_checkpoint=trust_checkpoint,
+            )
+            stat = result.stats()[0]
+            by_count[n] = {
+                "win_rate": stat["win"].mean,
+                "win_ci95": [stat["win"].low, stat["win"].high],
+                "points": stat["points"].mean,
+                "chief_rate": stat["chief_rate"].mean,
+                "games": result.games,
+            }
+        if len(by_count) == 1:
+            out[name] = next(iter(by_count.values()))
+            continue
+        mean = {
+            key: sum(r[key] for r in by_count.values()) / len(by_count) for key in ("win_rate", "points", "chief_rate")
+        }
         out[name] = {
-            "win_rate": stat["win"].mean,
-            "win_ci95": [stat["win"].low, stat["win"].high],
-            "points": stat["points"].mean,
-            "chief_rate": stat["chief_rate"].mean,
-            "games": result.games,
+            **mean,
+            "games": sum(r["games"] for r in by_count.values()),
+            "by_count": {str(n): r for n, r in by_count.items()},
         }
     return out
 
@@ -114,7 +140,7 @@ def evaluate(
 def save_model(model, prefix: Path, config: TrainConfig, evaluation: dict[str, Any] | None = None) -> Path:
     """SB3's ``prefix.zip`` (to resume from) and the safe agent file beside it (to play); returns the card."""
     model.save(prefix.with_name(prefix.name + ".zip"))
-    return save_sb3(model, prefix, [config.game_config.num_players], training_record(config), evaluation)
+    return save_sb3(model, prefix, list(config.player_counts), training_record(config), evaluation)
 
 
 def training_record(config: TrainConfig) -> dict[str, Any]:
@@ -124,9 +150,12 @@ def training_record(config: TrainConfig) -> dict[str, Any]:
 
 def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
     """Every player the config names, checked before anything runs (a zip only with trust)."""
-    named = [*config.opponents, *(s for table in config.eval.opponents.values() for s in table)]
+    named = [
+        *specs_named(config.opponents),
+        *(s for table in config.eval.opponents.values() for s in specs_named(table)),
+    ]
     if config.pretrain.teacher is not None:
-        named.append(config.pretrain.teacher)
+        named.extend(specs_named(config.pretrain.teacher))
     for spec in named:
         specs.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
 
@@ -195,7 +224,7 @@ def build_callback(
                 self.next_snapshot += config.self_play.snapshot_every
                 from ckc_env.training.self_play import save_snapshot
 
-                players = [config.game_config.num_players]
+                players = list(config.player_counts)
                 save_snapshot(self.model, run_dir / "snapshots", steps, config.self_play.keep, players)
             if steps >= self.next_eval:
                 self.next_eval += config.eval.every
@@ -219,6 +248,8 @@ def build_callback(
             for name, result in results.items() if hasattr(self.model, "_logger") else ():  # none before learn()
                 self.logger.record(f"eval/win_rate_{name}", result["win_rate"])
                 self.logger.record(f"eval/points_{name}", result["points"])
+                for n, by_count in result.get("by_count", {}).items():
+                    self.logger.record(f"eval/win_rate_{name}_{n}p", by_count["win_rate"])
             score = results[first_table(config)]["win_rate"]
             if score > self.best:
                 self.best = score
@@ -236,7 +267,8 @@ def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint:
     env = make_env_fn(config, 0, run_dir / "snapshots", trust_checkpoint)().unwrapped
     started = time.time()
     seed = derive_seed(config.seed, "pretrain")
-    data = collect(env, settings.teacher, settings.decisions, model.gamma, seed, trust_checkpoint)
+    teachers = {n: config.teacher_at(n) for n in config.player_counts}
+    data = collect(env, teachers, settings.decisions, model.gamma, seed, trust_checkpoint)
     collected = round(time.time() - started, 1)
     print(f"pretrain: {len(data)} decisions of {settings.teacher} recorded in {collected} s", flush=True)
     log = pretrain(model, data, settings.epochs, settings.batch_size, config.seed, settings.learning_rate)
@@ -383,7 +415,7 @@ def main(argv: list[str] | None = None) -> Path:
         callback.num_timesteps = model.num_timesteps
         callback.run_evaluation()
     final = evaluation_record(config, history, model.num_timesteps)
-    save_sb3(model, run_dir / "final_model", [config.game_config.num_players], training_record(config), final)
+    save_sb3(model, run_dir / "final_model", list(config.player_counts), training_record(config), final)
     summary = {
         "timesteps": model.num_timesteps,
         "wall_clock_seconds": clock.elapsed(),
@@ -396,5 +428,11 @@ def main(argv: list[str] | None = None) -> Path:
     return run_dir
 
 
-if __name__ == "__main__":
+def command() -> None:
+    """The ``ckc-train`` command (``main`` returns the run folder, which a console script would
+    take for an error status)."""
     main()
+
+
+if __name__ == "__main__":
+    command()
