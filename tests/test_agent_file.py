@@ -66,8 +66,10 @@ def sb3_probabilities(policy, rows: np.ndarray, masks: np.ndarray) -> np.ndarray
 # ---------------------------------------------------------------------------------------------- exactness
 @pytest.mark.parametrize("name", ["best_model", "final_model"])
 def test_the_shipped_safe_files_give_the_probabilities_of_their_zips(name):
-    """Torch path (the SB3 policy rebuilt from the card): exactly equal. NumPy path: within 1e-6,
-    and the same greedy action on every recorded decision of 3, 4 and 5-player games."""
+    """Torch path (the SB3 policy rebuilt from the card): exactly equal. NumPy path: within 1e-5
+    (float32 sums over 845 inputs and 256-wide layers, in whatever order the machine's BLAS
+    kernel takes: 1.5e-6 apart on some CPUs), and the same greedy action on every recorded
+    decision of 3, 4 and 5-player games."""
     pytest.importorskip("sb3_contrib", reason="the zips load with the train extra")
     from sb3_contrib import MaskablePPO
 
@@ -79,7 +81,7 @@ def test_the_shipped_safe_files_give_the_probabilities_of_their_zips(name):
     assert np.array_equal(sb3_probabilities(rebuilt, rows, masks), expected)
     network = agent_file.load_agent(SHIPPED / f"{name}.json")
     probabilities = network.probabilities(rows, masks)
-    assert np.abs(probabilities - expected).max() <= 1e-6
+    assert np.abs(probabilities - expected).max() <= 1e-5
     assert np.array_equal(probabilities.argmax(axis=1), expected.argmax(axis=1))
     assert (probabilities[~masks] == 0).all()
 
