@@ -60,7 +60,9 @@ class BatchPolicyAgent(BatchAgent):
     """A checkpoint for batches: one forward pass of its NumPy network over every game it acts in
     (the most probable legal action, or one drawn from the policy with ``deterministic=False``)."""
 
-    def __init__(self, path: str, seed: int | None = None, deterministic: bool = True, trust_checkpoint: bool = False):
+    def __init__(
+        self, path: str, seed: int | None = None, deterministic: bool = True, trust_checkpoint: bool = False
+    ) -> None:
         from .policy import load_policy
 
         super().__init__(seed)
@@ -83,10 +85,9 @@ class BatchPolicyAgent(BatchAgent):
         logits[~legal] = -np.inf
         if self.deterministic:
             return np.argmax(logits, axis=1)
-        probs = np.exp(logits - logits.max(1, keepdims=True))
-        probs /= probs.sum(1, keepdims=True)
-        draws = self.rng.random(len(games))[:, None]
-        return np.minimum((np.cumsum(probs, axis=1) < draws).sum(1), N_ACTIONS - 1)
+        running = np.cumsum(np.exp(logits - logits.max(1, keepdims=True)), axis=1)  # 0 at illegal actions
+        draws = self.rng.random(len(games))[:, None] * running[:, -1:]
+        return np.argmax(running > draws, axis=1)  # the first action past the draw: a legal one
 
     def __repr__(self) -> str:
         return f"BatchPolicyAgent({self.name!r})"

@@ -115,7 +115,7 @@ def test_same_episodes_as_the_single_agent_view():
     rng = np.random.default_rng(1)
     scalar = {"points": [], "length": [], "win": []}
     env = CheckpointCharlieSingleAgent(opponents="bayes_v1", reward="points")
-    for episode in range(100):
+    for episode in range(60):
         env.reset(seed=episode)
         total, length, done = 0.0, 0, False
         while not done:
@@ -125,11 +125,11 @@ def test_same_episodes_as_the_single_agent_view():
         scalar["length"].append(length)
         scalar["win"].append(info["win_share"])
     vector = {"points": [], "length": [], "win": []}
-    for _, total, length, final in play_episodes(CheckpointCharlieVectorEnv(256, opponents="bayes_v1"), 60):
+    for _, total, length, final in play_episodes(CheckpointCharlieVectorEnv(256, opponents="bayes_v1"), 40):
         vector["points"].append(total)
         vector["length"].append(length)
         vector["win"].append(final["win_share"])
-    assert len(vector["points"]) > 400
+    assert len(vector["points"]) > 250
     for key in scalar:
         a, b = np.asarray(scalar[key], float), np.asarray(vector[key], float)
         se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
@@ -178,7 +178,7 @@ def test_mixed_player_counts():
         24, num_players=[3, 4, 5], opponents={3: "random", 4: ["eager", "passive", "random"], 5: "bayes_v1"}
     )
     seen = set()
-    for b, _, _, final in play_episodes(env, 80):
+    for b, _, _, final in play_episodes(env, 60):
         seen.add(int(env.state.n[b]))
         assert final["points"] > -30
     assert seen == {3, 4, 5}
@@ -221,12 +221,27 @@ def test_checkpoint_opponents_decide_as_the_scalar_network():
             checked += 1
         lock.step(_uniform_legal(lock.legal_action_mask(), rng))
     assert checked > 500
+    sampler = BatchPolicyAgent(str(CHECKPOINT), seed=0, deterministic=False)
+    state = lock.state
+    games = np.flatnonzero(state.pending_kind >= 0)
+    drawn = np.stack([sampler.act(state, games) for _ in range(20)])
+    assert batch.legal_action_mask(state)[games[None, :], drawn].all()  # drawn among the legal actions only
     env = CheckpointCharlieVectorEnv(16, opponents=str(CHECKPOINT), belief_features=False)
     assert env.reset(seed=0)[0].shape == (16, OBSERVATION.size)
     env.step(random_actions(env, rng))
 
 
-def test_maskable_ppo_learns_on_the_sb3_vec_env():
+@pytest.fixture
+def one_torch_thread():
+    """As ckc-train: on a shared 2-core machine torch's small products are fastest on one thread."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_maskable_ppo_learns_on_the_sb3_vec_env(one_torch_thread):
     pytest.importorskip("sb3_contrib")
     from ckc_env.training.vec_env import SB3VecEnv
     from sb3_contrib import MaskablePPO
@@ -248,6 +263,6 @@ def test_maskable_ppo_learns_on_the_sb3_vec_env():
         for b in np.flatnonzero(dones):
             assert infos[b]["terminal_observation"].shape == observations[b].shape
             assert "episode" in infos[b]
-    small = SB3VecEnv(CheckpointCharlieVectorEnv(4, opponents="random", reward="margin"))
-    mean, _ = evaluate_policy(model, small, n_eval_episodes=4, use_masking=True, warn=False)
+    small = SB3VecEnv(CheckpointCharlieVectorEnv(2, opponents="random", reward="margin"))
+    mean, _ = evaluate_policy(model, small, n_eval_episodes=2, use_masking=True, warn=False)
     assert np.isfinite(mean)
