@@ -75,7 +75,7 @@ def rate(config, make_env, steps: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def vector_rate(config, steps: int) -> float:
+def vector_rate(config, steps: int, label: str) -> float:
     """Learner steps/s of MaskablePPO on the vector environment (``vector`` config), as train.py builds it."""
     import torch
     from ckc_env.training.train import build_model
@@ -87,11 +87,25 @@ def vector_rate(config, steps: int) -> float:
     rollout = config.ppo.get("n_steps", 2048) * config.vector.num_envs
     model.learn(rollout)  # warm-up
     steps = max(rollout, steps // rollout * rollout)
+    update = model.train
+    spent = [0.0]
+
+    def timed_update() -> None:
+        started = time.perf_counter()
+        update()
+        spent[0] += time.perf_counter() - started
+
+    model.train = timed_update
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
     elapsed = time.perf_counter() - start
     torch.set_num_threads(1)
+    UPDATE_SHARE.setdefault(label, []).append(spent[0] / elapsed)
     return steps / elapsed
+
+
+UPDATE_SHARE: dict[str, list[float]] = {}
+"""The share of each vector measurement's time spent in PPO's gradient steps (``model.train``)."""
 
 
 def env_rate(config, steps: int) -> float:
@@ -166,8 +180,10 @@ def main(argv: list[str] | None = None) -> None:
     if vector is not None:
         setups.update(
             {
-                "vector vs 4 random": lambda: vector_rate(versus(vector, "random"), args.vector_steps),
-                "vector vs 4 bayes_v1": lambda: vector_rate(versus(vector, "bayes_v1"), args.vector_steps),
+                "vector vs 4 random": lambda: vector_rate(versus(vector, "random"), args.vector_steps, "vs 4 random"),
+                "vector vs 4 bayes_v1": lambda: vector_rate(
+                    versus(vector, "bayes_v1"), args.vector_steps, "vs 4 bayes_v1"
+                ),
                 "vector env only, vs 4 bayes_v1": lambda: env_rate(versus(vector, "bayes_v1"), args.vector_steps),
             }
         )
@@ -193,6 +209,8 @@ def main(argv: list[str] | None = None) -> None:
         ratios["vector bayes_v1 / random"] = ratio("vector vs 4 bayes_v1", "vector vs 4 random")
     for name, value in ratios.items():
         print(f"{name:32s} {value:9.2f}")
+    for name, shares in UPDATE_SHARE.items():
+        print(f"vector path {name}: share of the time in PPO's gradient steps {statistics.median(shares):.2f}")
     if args.json:
         Path(args.json).write_text(
             json.dumps(
@@ -204,6 +222,7 @@ def main(argv: list[str] | None = None) -> None:
                     "rates": rates,
                     "medians": medians,
                     "ratios": ratios,
+                    "vector_update_share": UPDATE_SHARE,
                 },
                 indent=2,
             )
