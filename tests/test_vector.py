@@ -108,32 +108,49 @@ def test_rewards_add_up_to_the_game_result(reward):
     assert finished > 20
 
 
-def test_same_episodes_as_the_single_agent_view():
+def same_episodes(episodes: int, slots: int, steps: int, reward: str = "points", **options) -> None:
     """Statistical equivalence with ``CheckpointCharlieSingleAgent`` (the two draw their deals from
-    different streams, so the games differ): a random learner against four bayes_v1 gets the same
-    mean return (points, and margin) and plays as many decisions per game, within 4 standard errors."""
+    different streams, so the games differ): a random learner gets the same mean return, plays as
+    many decisions per game and wins as often, within 4 standard errors."""
     rng = np.random.default_rng(1)
-    scalar = {"points": [], "length": [], "win": []}
-    env = CheckpointCharlieSingleAgent(opponents="bayes_v1", reward="points")
-    for episode in range(60):
+    scalar = {"return": [], "length": [], "win": []}
+    env = CheckpointCharlieSingleAgent(reward=reward, **options)
+    for episode in range(episodes):
         env.reset(seed=episode)
         total, length, done = 0.0, 0, False
         while not done:
             _, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
             total, length = total + r, length + 1
-        scalar["points"].append(total)
+        scalar["return"].append(total)
         scalar["length"].append(length)
         scalar["win"].append(info["win_share"])
-    vector = {"points": [], "length": [], "win": []}
-    for _, total, length, final in play_episodes(CheckpointCharlieVectorEnv(256, opponents="bayes_v1"), 40):
-        vector["points"].append(total)
+    vector = {"return": [], "length": [], "win": []}
+    for _, total, length, final in play_episodes(CheckpointCharlieVectorEnv(slots, reward=reward, **options), steps):
+        vector["return"].append(total)
         vector["length"].append(length)
         vector["win"].append(final["win_share"])
-    assert len(vector["points"]) > 250
+    assert len(vector["return"]) > slots
     for key in scalar:
         a, b = np.asarray(scalar[key], float), np.asarray(vector[key], float)
         se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
         assert abs(a.mean() - b.mean()) < 4 * se, (key, a.mean(), b.mean(), se)
+
+
+def test_same_episodes_as_the_single_agent_view():
+    same_episodes(60, 256, 40, opponents="bayes_v1")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("reward", "options"),
+    [
+        ("margin", {"opponents": "bayes_v1"}),
+        ("win", {"opponents": ["eager", "random"], "num_players": 3, "stasi": True}),
+        ("points", {"opponents": "cheater", "num_players": 4, "cafe_adler": True, "clue_face": "choose"}),
+    ],
+)
+def test_same_episodes_as_the_single_agent_view_at_scale(reward, options):
+    same_episodes(400, 1024, 80, reward, **options)
 
 
 def test_illegal_action_ends_that_game_only():
