@@ -1,20 +1,26 @@
-"""Training throughput: MaskablePPO learning steps per second against four random opponents and
-against four bayes_v1 opponents, measured side by side in one process (round-robin repeats, medians),
-with a trivial one-step environment as the same-run reference for PPO's own cost.
+"""Training throughput: MaskablePPO learner steps per second on the scalar single-agent view and on
+the batched vector environment, against four random and against four bayes_v1 opponents, side by
+side in one process (round-robin repeats, medians), with a trivial one-step environment as the
+same-run reference for PPO's own cost.
 
-The model and the environments are built by training/train.py from a training config (default:
-configs/train/full.yaml, the shipped agent's), so the figures are those of the training script;
-only the opponents differ between the lines.
+The models and environments are built by training/train.py from two training configs (default:
+configs/train/full.yaml, the shipped agent's, and configs/train/full_vector.yaml, the same recipe
+on the batched engine: 1024 games stepped at once, n_steps 8 per slot), so the figures are those of
+the training script; only the opponents differ between the lines. "env only" lines step the
+environments with uniformly random legal learner actions and no learner at all: what the
+environment costs per learner step.
 
-    python benchmarks/bench_training.py                                   # full.yaml, 3 repeats
-    python benchmarks/bench_training.py --config configs/train/quick.yaml --steps 8192 --repeats 5
+    python benchmarks/bench_training.py                                   # 3 repeats
+    python benchmarks/bench_training.py --repeats 5 --json docs/results/bench_training.json
 
-The project's aim: against bayes_v1 within 25% of the rate against random (ratio >= 0.75).
+The project's aims: against bayes_v1 within 25% of the rate against random (ratio >= 0.75); the
+vector path at least 5 times the scalar path's learner steps/s (the same run's ratio).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -58,6 +64,7 @@ class Trivial(gym.Env):
 
 
 def rate(config, make_env, steps: int) -> float:
+    """Learner steps/s of MaskablePPO on one scalar environment, after a warm-up rollout and update."""
     from ckc_env.training.train import build_model
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -66,6 +73,67 @@ def rate(config, make_env, steps: int) -> float:
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
     return steps / (time.perf_counter() - start)
+
+
+def vector_rate(config, steps: int, label: str) -> float:
+    """Learner steps/s of MaskablePPO on the vector environment (``vector`` config), as train.py builds it."""
+    import torch
+    from ckc_env.training.train import build_model
+    from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    torch.set_num_threads(config.vector.threads)
+    model = build_model(config, VecMonitor(SB3VecEnv(make_vector_env(config))))
+    rollout = config.ppo.get("n_steps", 2048) * config.vector.num_envs
+    model.learn(rollout)  # warm-up
+    steps = max(rollout, steps // rollout * rollout)
+    update = model.train
+    spent = [0.0]
+
+    def timed_update() -> None:
+        started = time.perf_counter()
+        update()
+        spent[0] += time.perf_counter() - started
+
+    model.train = timed_update
+    start = time.perf_counter()
+    model.learn(steps, reset_num_timesteps=False)
+    elapsed = time.perf_counter() - start
+    torch.set_num_threads(1)
+    UPDATE_SHARE.setdefault(label, []).append(spent[0] / elapsed)
+    return steps / elapsed
+
+
+UPDATE_SHARE: dict[str, list[float]] = {}
+"""The share of each vector measurement's time spent in PPO's gradient steps (``model.train``)."""
+
+
+def env_rate(config, steps: int) -> float:
+    """Learner steps/s of the environment alone, the learner's actions uniformly random and legal:
+    the scalar single-agent view for a config without ``vector``, else the vector environment."""
+    from ckc_env.batch.agents import _uniform_legal
+
+    rng = np.random.default_rng(0)
+    if config.vector is None:
+        from ckc_env.training.train import make_env_fn
+
+        env = make_env_fn(config, rank=0, snapshot_dir=None)().unwrapped
+        env.reset(seed=0)
+        start = time.perf_counter()
+        for _ in range(steps):
+            _, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            if done:
+                env.reset()
+        return steps / (time.perf_counter() - start)
+    from ckc_env.training.vec_env import make_vector_env
+
+    env = make_vector_env(config)
+    env.reset(seed=0)
+    rounds = max(1, steps // env.num_envs)
+    start = time.perf_counter()
+    for _ in range(rounds):
+        env.step(_uniform_legal(env.action_masks().astype(np.int8), rng))
+    return rounds * env.num_envs / (time.perf_counter() - start)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -77,32 +145,95 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=str(ROOT / "configs/train/full.yaml"), help="a training config")
-    parser.add_argument("--steps", type=cli.integer(1), default=4096, help="learner steps per measurement")
+    parser.add_argument(
+        "--vector-config",
+        default=str(ROOT / "configs/train/full_vector.yaml"),
+        help="a training config with a vector section ('none': the scalar path only)",
+    )
+    parser.add_argument("--steps", type=cli.integer(1), default=4096, help="learner steps per scalar measurement")
+    parser.add_argument(
+        "--vector-steps",
+        type=cli.integer(1),
+        default=16384,
+        help="learner steps per vector measurement (whole rollouts)",
+    )
     parser.add_argument("--repeats", type=cli.integer(1), default=3)
+    parser.add_argument("--json", metavar="FILE", help="write the rates and ratios to FILE")
     args = parser.parse_args(argv)
 
     torch.set_num_threads(1)  # as training/train.py
     config = load_config(args.config)
+    vector = None if args.vector_config == "none" else load_config(args.vector_config)
+    if vector is not None and vector.vector is None:
+        parser.error(f"--vector-config {args.vector_config} has no vector section")
     size = (OBSERVATION_WITH_BELIEFS if config.belief_features else OBSERVATION).size
 
-    def against(name: str):
-        return make_env_fn(TrainConfig(**{**config.__dict__, "opponents": [name]}), rank=0, snapshot_dir=None)
+    def versus(base: TrainConfig, name: str) -> TrainConfig:
+        return TrainConfig(**{**base.__dict__, "opponents": [name]})
 
     setups = {
-        "trivial env": lambda: Trivial(size),
-        "vs 4 random": against("random"),
-        "vs 4 bayes_v1": against("bayes_v1"),
+        "trivial env": lambda: rate(config, lambda: Trivial(size), args.steps),
+        "vs 4 random": lambda: rate(config, make_env_fn(versus(config, "random"), 0, None), args.steps),
+        "vs 4 bayes_v1": lambda: rate(config, make_env_fn(versus(config, "bayes_v1"), 0, None), args.steps),
+        "env only, vs 4 bayes_v1": lambda: env_rate(versus(config, "bayes_v1"), args.steps),
     }
+    if vector is not None:
+        setups.update(
+            {
+                "vector vs 4 random": lambda: vector_rate(versus(vector, "random"), args.vector_steps, "vs 4 random"),
+                "vector vs 4 bayes_v1": lambda: vector_rate(
+                    versus(vector, "bayes_v1"), args.vector_steps, "vs 4 bayes_v1"
+                ),
+                "vector env only, vs 4 bayes_v1": lambda: env_rate(versus(vector, "bayes_v1"), args.vector_steps),
+            }
+        )
     print(f"config {args.config}: {config.game_config.num_players} players, belief_features={config.belief_features}")
+    if vector is not None:
+        print(f"vector config {args.vector_config}: num_envs={vector.vector.num_envs}, n_steps={vector.ppo['n_steps']}")
     rates: dict[str, list[float]] = {name: [] for name in setups}
     for _ in range(args.repeats):
-        for name, make_env in setups.items():
-            rates[name].append(rate(config, make_env, args.steps))
+        for name, measure in setups.items():
+            rates[name].append(measure())
     medians = {name: statistics.median(values) for name, values in rates.items()}
     for name, value in medians.items():
-        print(f"{name:16s} {value:8.0f} learner steps/s")
-    ratios = [b / r for b, r in zip(rates["vs 4 bayes_v1"], rates["vs 4 random"], strict=True)]
-    print(f"bayes_v1 / random: {statistics.median(ratios):.2f} (aim >= 0.75)")
+        print(f"{name:32s} {value:9.0f} learner steps/s")
+
+    def ratio(top: str, bottom: str) -> float:
+        return statistics.median(a / b for a, b in zip(rates[top], rates[bottom], strict=True))
+
+    ratios = {"bayes_v1 / random": ratio("vs 4 bayes_v1", "vs 4 random")}
+    if vector is not None:
+        ratios["vector / scalar, vs 4 bayes_v1"] = ratio("vector vs 4 bayes_v1", "vs 4 bayes_v1")
+        ratios["vector / scalar, vs 4 random"] = ratio("vector vs 4 random", "vs 4 random")
+        ratios["vector / scalar, env only"] = ratio("vector env only, vs 4 bayes_v1", "env only, vs 4 bayes_v1")
+        ratios["vector bayes_v1 / random"] = ratio("vector vs 4 bayes_v1", "vector vs 4 random")
+    for name, value in ratios.items():
+        print(f"{name:32s} {value:9.2f}")
+    for name, shares in UPDATE_SHARE.items():
+        print(f"vector path {name}: share of the time in PPO's gradient steps {statistics.median(shares):.2f}")
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "command": "python benchmarks/bench_training.py " + " ".join(argv or sys.argv[1:]),
+                    "config": _relative(args.config),
+                    "vector_config": _relative(args.vector_config),
+                    "repeats": args.repeats,
+                    "rates": rates,
+                    "medians": medians,
+                    "ratios": ratios,
+                    "vector_update_share": UPDATE_SHARE,
+                },
+                indent=2,
+            )
+        )
+
+
+def _relative(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return path
 
 
 if __name__ == "__main__":

@@ -14,6 +14,14 @@ one). Game g is dealt with seed ``derive_seed(seed, "game", g)`` and the player 
 ``derive_seed(seed, "agent", g, s)`` (:mod:`ckc_env.seeding`), whatever the number of workers, so
 results do not depend on how the games were split.
 
+When every player has a batched form (the batched baselines and checkpoints,
+:func:`ckc_env.vector.batch_capable`), the games are played on the batched engine
+(:mod:`ckc_env.batch`), up to :data:`BATCH_GAMES` at once in one process, with the same seating and
+per-game seeds: each player decides for all the games where it is to act in one call (a checkpoint
+in one forward pass). The batched engine draws its deals from its own stream (``batch.chance``),
+so the same seed gives other games than the scalar engine, with the same statistics.
+``engine="scalar"`` (``ckc-evaluate --engine scalar``) plays them one at a time as before.
+
 Every metric is reported as a mean over games with a 95% interval (:class:`Stat`): Wilson's score
 interval for the rates (win share, chief caught per round), which never leaves [0, 1], and the
 normal interval for points and chips. ``markdown_table`` renders a saved result as the table the
@@ -39,11 +47,13 @@ import numpy as np
 
 from . import specs
 from .agents import Agent
+from .batch.agents import BATCH_REGISTRY
 from .checkpoint_charlie import raw_env
 from .config import COLOURS, GameConfig
 from .engine.view import PlayerView
 from .seeding import derive_seed
 from .specs import PlayerSpec
+from .vector import batch_capable
 
 METRICS = ("win", "points", "gold", "white", "black", "chief_rate")
 """Per game: win share (1/k for a k-way shared win), final points, chips of each colour, and the
@@ -83,6 +93,69 @@ def play_game(env: raw_env, agents: Sequence[Agent], seed: int) -> dict[str, Any
         "chief_rate": [caught[s] / rounds for s in range(n)],
         "rounds": rounds,
     }
+
+
+BATCH_GAMES = 4096
+"""The most games the batched engine plays at once in a tournament (memory stays well under 1 GiB)."""
+ENGINES = ("auto", "batched", "scalar")
+
+
+def play_batched(
+    lineup: Sequence[PlayerSpec], config: dict[str, Any], seed: int, game_ids: Sequence[int], trust: bool = False
+) -> list[tuple[int, dict[str, Any]]]:
+    """The games ``game_ids`` on the batched engine, seated and seeded as ``_play_chunk`` seats them;
+    the same per-game records."""
+    from . import batch
+    from .vector import build_batch_player
+
+    n = len(lineup)
+    ids = np.asarray(list(game_ids), dtype=np.int64)
+    game_config = GameConfig.from_dict(config)
+    state = batch.init(game_config, seeds=[derive_seed(seed, "game", int(g)) for g in ids])
+    chunk = int(ids[0]) if len(ids) else 0
+    players = [
+        build_batch_player(spec, derive_seed(seed, "agent", "batch", chunk, i), trust) for i, spec in enumerate(lineup)
+    ]
+    size = len(ids)
+    caught = np.zeros((size, n))
+    rounds = np.zeros(size)
+    record = state.record
+    while True:
+        waiting = np.flatnonzero(state.pending_kind >= 0)
+        if not len(waiting):
+            break
+        index = (state.pending_seat[waiting] - ids[waiting]) % n  # lineup index at the acting seat
+        actions = np.zeros(size, dtype=np.int64)
+        for i in np.unique(index):
+            games = waiting[index == i]
+            actions[games] = players[i].act(state, games)
+        batch.apply(state, actions, games=waiting)
+        ended = np.flatnonzero(state.round_ended)
+        if len(ended):
+            rounds[ended] += 1
+            served = np.arange(record.served_cat.shape[1]) < record.served_count[ended, None]
+            hit = served & (record.served_cat[ended] == record.round_chief[ended, None])
+            rows, slots = np.nonzero(hit)
+            np.add.at(caught, (ended[rows], record.served_seat[ended[rows], slots].astype(np.int64)), 1)
+    winners = state.winners[:, :n]
+    share = np.where(winners, 1.0 / np.maximum(1, winners.sum(1, keepdims=True)), 0.0)
+    out = []
+    for k, g in enumerate(ids):
+        seating = [(i - int(g)) % n for i in range(n)]
+        out.append(
+            (
+                int(g),
+                {
+                    "win": share[k].tolist(),
+                    "points": state.points[k, :n].astype(float).tolist(),
+                    **{COLOURS[c]: state.chip_table[k, :n, c].astype(float).tolist() for c in range(3)},
+                    "chief_rate": (caught[k] / rounds[k]).tolist(),
+                    "rounds": int(rounds[k]),
+                    "seating": seating,
+                },
+            )
+        )
+    return out
 
 
 def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
@@ -178,6 +251,7 @@ class TournamentResult:
     seed: int
     per_game: dict[str, list[list[float]]] = field(repr=False)  # metric -> per lineup index -> values
     rounds_per_game: float = 0.0
+    engine: str = "scalar"  # which engine played the games: "scalar" or "batched"
 
     @property
     def labels(self) -> list[str]:
@@ -206,6 +280,7 @@ class TournamentResult:
             "games": self.games,
             "seed": self.seed,
             "rounds_per_game": self.rounds_per_game,
+            "engine": self.engine,
             "intervals": INTERVALS,
             "players": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in self.stats()],
         }
@@ -232,9 +307,12 @@ def run_tournament(
     workers: int | None = None,
     progress: bool = False,
     trust_checkpoint: bool = False,
+    engine: str = "auto",
 ) -> TournamentResult:
     """Play ``games`` seeded games (rounded up to a multiple of the seat count) with seats rotated;
-    ``trust_checkpoint`` lets stable-baselines3 zips in the lineup load (they unpickle)."""
+    ``trust_checkpoint`` lets stable-baselines3 zips in the lineup load (they unpickle). ``engine``:
+    ``"auto"`` plays on the batched engine when every player has a batched form, ``"batched"``
+    insists on it, ``"scalar"`` plays one game at a time (``workers`` processes)."""
     lineup = list(lineup)
     n = len(lineup)
     config = dict(config or {})
@@ -246,6 +324,20 @@ def run_tournament(
     for spec in lineup:
         specs.validate(spec, trust_checkpoint=trust_checkpoint)
     games = -(-games // n) * n
+    if engine not in ENGINES:
+        raise ValueError(f"invalid engine={engine!r}: accepted values are {list(ENGINES)}")
+    batched = engine == "batched" or (
+        engine == "auto" and all(batch_capable(spec, trust_checkpoint) for spec in lineup)
+    )
+    if engine == "batched":
+        refused = [specs.label(s) for s in lineup if not batch_capable(s, trust_checkpoint)]
+        if refused:
+            raise ValueError(
+                f"engine='batched' but {refused} have no batched form: batched players are {sorted(BATCH_REGISTRY)} "
+                "and checkpoints (engine='auto' plays such tables on the scalar engine)"
+            )
+    if batched:
+        return _run_batched(lineup, config, seed, games, progress, trust_checkpoint)
     workers = max(1, min(workers or os.cpu_count() or 1, games))
     chunk = max(1, min(50, games // (workers * 4) or 1))
     jobs = [
@@ -268,6 +360,32 @@ def run_tournament(
                 results += part
                 bar(len(part))
     bar(0, close=True)
+    return _collect(lineup, config, seed, games, results, "scalar")
+
+
+def _run_batched(
+    lineup: list[PlayerSpec], config: dict[str, Any], seed: int, games: int, progress: bool, trust: bool
+) -> TournamentResult:
+    n = len(lineup)
+    bar = _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup) + " (batched)")
+    results: list[tuple[int, dict[str, Any]]] = []
+    for start in range(0, games, BATCH_GAMES):
+        part = play_batched(lineup, config, seed, range(start, min(start + BATCH_GAMES, games)), trust)
+        results += part
+        bar(len(part))
+    bar(0, close=True)
+    return _collect(lineup, config, seed, games, results, "batched")
+
+
+def _collect(
+    lineup: list[PlayerSpec],
+    config: dict[str, Any],
+    seed: int,
+    games: int,
+    results: list[tuple[int, dict[str, Any]]],
+    engine: str,
+) -> TournamentResult:
+    n = len(lineup)
     results.sort(key=lambda item: item[0])
     per_game: dict[str, list[list[float]]] = {m: [[] for _ in range(n)] for m in METRICS}
     for _, record in results:
@@ -275,7 +393,7 @@ def run_tournament(
             for m in METRICS:
                 per_game[m][index].append(record[m][seat])
     rounds = float(np.mean([record["rounds"] for _, record in results]))
-    return TournamentResult(list(lineup), config, games, seed, per_game, rounds)
+    return TournamentResult(list(lineup), config, games, seed, per_game, rounds, engine)
 
 
 def _one_thread() -> None:
@@ -384,6 +502,7 @@ def round_robin(
     workers: int | None = None,
     progress: bool = False,
     trust_checkpoint: bool = False,
+    engine: str = "auto",
 ) -> RoundRobinResult:
     """Every table of ``num_players`` distinct players from the list, ``games`` games in all.
 
@@ -410,6 +529,7 @@ def round_robin(
             workers=workers,
             progress=progress,
             trust_checkpoint=trust_checkpoint,
+            engine=engine,
         )
         for t, table in enumerate(tables)
     ]

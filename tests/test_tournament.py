@@ -60,7 +60,7 @@ def seat_reporting_games(monkeypatch):
 @pytest.mark.parametrize("lineup", [FAST, [*FAST, "cheater"], [*FAST, "cheater", "bayes_v1"]])
 def test_seats_rotate_and_results_follow_the_players(seat_reporting_games, lineup):
     n = len(lineup)
-    result = run_tournament(lineup, games=3 * n, seed=7, workers=1)
+    result = run_tournament(lineup, games=3 * n, seed=7, workers=1, engine="scalar")  # play_game is spied on
     seats = result.per_game["points"]  # seats[i][g]: where lineup player i sat in game g
     for i in range(n):
         assert seats[i] == [float((i + g) % n) for g in range(3 * n)]
@@ -170,7 +170,17 @@ def test_save_writes_json_and_csv(tmp_path):
     json_path, csv_path = result.save(tmp_path / "deep" / "run")
     assert (json_path, csv_path) == (tmp_path / "deep" / "run.json", tmp_path / "deep" / "run.csv")
     data = json.loads(json_path.read_text())
-    assert set(data) == {"lineup", "labels", "config", "games", "seed", "rounds_per_game", "intervals", "players"}
+    assert set(data) == {
+        "lineup",
+        "labels",
+        "config",
+        "games",
+        "seed",
+        "rounds_per_game",
+        "engine",
+        "intervals",
+        "players",
+    }
     assert data["labels"] == ["bayes_v1", "random", "bayes_v1(sure=0.7)"]
     assert data["games"] == 3 and data["config"]["num_players"] == 3
     assert set(data["players"][0]) == set(METRICS)
@@ -296,13 +306,13 @@ def test_cli_defaults_use_all_cores_and_a_progress_bar(tmp_path, capsys, monkeyp
     seen = {}
     real = tournament.run_tournament
 
-    def spy(lineup, games, seed, config, workers, progress, trust_checkpoint=False):
-        seen.update(workers=workers, progress=progress, trust_checkpoint=trust_checkpoint)
-        return real(lineup, games, seed, config, 1, progress)
+    def spy(lineup, games, seed, config, workers, progress, trust_checkpoint=False, engine="auto"):
+        seen.update(workers=workers, progress=progress, trust_checkpoint=trust_checkpoint, engine=engine)
+        return real(lineup, games, seed, config, 1, progress, engine=engine)
 
     monkeypatch.setattr(evaluate, "run_tournament", spy)
     evaluate.main(["--lineup", *FAST, "--games", "3"])
-    assert seen == {"workers": None, "progress": True, "trust_checkpoint": False}  # None: all cores
+    assert seen == {"workers": None, "progress": True, "trust_checkpoint": False, "engine": "auto"}  # None: all cores
     assert "3/3" in capsys.readouterr().err
 
 

@@ -301,3 +301,16 @@ def test_a_run_over_several_player_counts_clones_each_teacher_and_evaluates_each
     assert card["players"] == [3, 4, 5] and card["environment"]["belief_features"] == "players"
     for n in (3, 4, 5):  # the one policy takes every seat count
         evaluate.main(["--lineup", str(run), *["random"] * (n - 1), "--games", str(n), "--no-progress"])
+
+
+def test_vector_training_refuses_a_teacher_per_count_by_name(tmp_path, capsys):
+    config = tmp_path / "vector_mixed.yaml"
+    config.write_text(
+        "game: {num_players: [3, 4]}\nbelief_features: true\nvector: {num_envs: 8}\n"
+        "pretrain: {teacher: {3: cheater, 4: bayes_v1}}\n"
+    )
+    with pytest.raises(SystemExit):
+        train.main([str(config), "--run-dir", str(tmp_path / "run")])
+    error = capsys.readouterr().err
+    assert "pretrain.teacher" in error and "one teacher" in error
+    assert not (tmp_path / "run").exists()

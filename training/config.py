@@ -22,10 +22,16 @@ pretrain: {teacher: bayes_v1, decisions: 300_000, epochs: 20}   # behaviour clon
 ppo: {learning_rate: 0.0003, n_steps: 2048, ...}      # exactly MaskablePPO's argument names
 policy: {net_arch: [256, 256]}                        # MlpPolicy's policy_kwargs
 eval: {every: 25_000, games: 200, opponents: {vs_bayes: [bayes_v1, ...], vs_random: [random, ...]}}
+vector: {num_envs: 1024, threads: 1}                  # the batched engine: num_envs games stepped at once
 ```
 
 With several player counts, every evaluation table is played at each count (``games`` games each);
 its result holds ``by_count`` and, for choosing the best model, the mean win rate over the counts.
+
+``vector`` trains on :class:`ckc_env.vector.CheckpointCharlieVectorEnv` (opponents and a pretraining
+teacher then need a batched form; ``n_envs`` must stay 1, and ``ppo.n_steps`` counts steps per game
+slot, so a rollout is ``n_steps x num_envs`` decisions); ``threads`` is torch's thread count while
+the batch waits for the gradient steps. Without it, training runs on the scalar single-agent view.
 """
 
 from __future__ import annotations
@@ -214,6 +220,14 @@ class Evaluation:
 
 
 @dataclass(frozen=True)
+class Vector:
+    """Training on the batched engine (``ckc_env.vector``)."""
+
+    num_envs: int = 1024  # games stepped at once
+    threads: int = 1  # torch threads for the gradient steps
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     seed: int = 0
     total_timesteps: int = 200_000
@@ -228,6 +242,7 @@ class TrainConfig:
     ppo: dict[str, Any] = field(default_factory=dict)
     policy: dict[str, Any] = field(default_factory=lambda: {"net_arch": [256, 256]})
     eval: Evaluation = field(default_factory=Evaluation)
+    vector: Vector | None = None
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -264,7 +279,7 @@ class TrainConfig:
         out = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("self_play", "pretrain", "eval"):
+            if f.name in ("self_play", "pretrain", "eval") or (f.name == "vector" and value is not None):
                 value = {g.name: getattr(value, g.name) for g in fields(value)}
             out[f.name] = value
         return out
@@ -322,12 +337,20 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
                 _fail("pretrain.learning_rate", rate, "a positive number (write 0.001, not 1e-3)")
             pretrain_kwargs["learning_rate"] = float(rate)
         kwargs["pretrain"] = Pretrain(**pretrain_kwargs)
+    if data.get("vector") is not None:
+        section = data["vector"]
+        _reject_unknown("vector", section, tuple(f.name for f in fields(Vector)))
+        kwargs["vector"] = Vector(**{k: _int(f"vector.{k}", v) for k, v in section.items()})
+        if kwargs.get("n_envs", 1) != 1:
+            _fail("n_envs", kwargs["n_envs"], "1 with vector (its num_envs games run in one process)")
     if "ppo" in data:
         _reject_unknown("ppo", data["ppo"], _ppo_arguments())
         ppo = {key: _ranged(f"ppo.{key}", value, *PPO_RANGES[key]) for key, value in data["ppo"].items()}
-        rollout = ppo.get("n_steps", 2048) * kwargs.get("n_envs", 1)
+        slots = kwargs["vector"].num_envs if "vector" in kwargs else kwargs.get("n_envs", 1)
+        rollout = ppo.get("n_steps", 2048) * slots
+        across = "vector.num_envs" if "vector" in kwargs else "n_envs"
         if ppo.get("batch_size", 64) > rollout:
-            _fail("ppo.batch_size", ppo.get("batch_size", 64), f"at most n_steps x n_envs = {rollout} (one rollout)")
+            _fail("ppo.batch_size", ppo.get("batch_size", 64), f"at most n_steps x {across} = {rollout} (one rollout)")
         kwargs["ppo"] = ppo
     if "policy" in data:
         _reject_unknown("policy", data["policy"], ("net_arch", "activation_fn", "ortho_init"))

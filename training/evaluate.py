@@ -25,7 +25,11 @@ Output: the table (or ranking) is printed as Markdown on stdout. Files are writt
 ``--plot FILE`` draws each player's win rate with its 95% interval (``ckc-plot``, matplotlib).
 
 ``--rules`` takes a rules preset by name (``base``, ``stasi``, ``adler``, ``both``: ``configs/rules/``)
-or the path of a YAML file; the number of seats comes from the lineup (or ``--num-players``). Games run on all cores unless ``--workers`` says otherwise, with a
+or the path of a YAML file; the number of seats comes from the lineup (or ``--num-players``). When
+every player has a batched form (``random``, ``passive``, ``eager``, ``bayes_v1``, ``cheater``,
+checkpoints) the games are played on the batched engine, thousands at once in one process (its
+deals come from its own stream: the same seed gives other games than ``--engine scalar``, with the
+same statistics); otherwise they run on all cores unless ``--workers`` says otherwise, with a
 progress bar on stderr (``--no-progress`` turns it off). Bad input (an unknown agent or
 parameter, a wrong number of players, a missing or malformed rules file, ...) ends with a usage
 message and exit status 2.
@@ -45,7 +49,7 @@ from ckc_env.training.plots import plot_results
 from ckc_env import cli, configs, specs
 from ckc_env.agents import REGISTRY
 from ckc_env.config import load_yaml_mapping
-from ckc_env.tournament import round_robin, run_tournament
+from ckc_env.tournament import ENGINES, round_robin, run_tournament
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,6 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", metavar="PREFIX", help="write PREFIX.json (and PREFIX.csv for a lineup)")
     parser.add_argument(
         "--plot", metavar="FILE", help="draw the win rates with their intervals to FILE (.png, .svg; needs matplotlib)"
+    )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="auto (default): the batched engine when every player has a batched form, else the scalar one; "
+        "batched: insist on it; scalar: one game at a time, as before the batched engine",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -108,7 +119,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             for spec in lineup:
                 specs.validate(spec, trust_checkpoint=trust)
             result = run_tournament(
-                lineup, args.games, args.seed, config, args.workers, progress, trust_checkpoint=trust
+                lineup,
+                args.games,
+                args.seed,
+                config,
+                args.workers,
+                progress,
+                trust_checkpoint=trust,
+                engine=args.engine,
             )
             print(result.table())
             if args.out:
@@ -124,7 +142,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             for spec in players:
                 specs.validate(spec, trust_checkpoint=trust)
             result = round_robin(
-                players, num_players, args.games, args.seed, config, args.workers, progress, trust_checkpoint=trust
+                players,
+                num_players,
+                args.games,
+                args.seed,
+                config,
+                args.workers,
+                progress,
+                trust_checkpoint=trust,
+                engine=args.engine,
             )
             print(result.ranking())
             if args.out:

@@ -7,7 +7,9 @@
 (``ckc-train`` is ``python -m ckc_env.training.train``.)
 
 The script reads top to bottom: config -> seed -> environments -> model -> callbacks -> learn ->
-save. A run folder holds everything needed to reproduce and use the run: ``config.yaml`` (the
+save. A config with a ``vector`` section trains on the batched engine (``ckc_env.vector``: thousands
+of games stepped at once in this process, ``configs/train/full_vector.yaml``); without it, on
+``n_envs`` scalar single-agent environments. A run folder holds everything needed to reproduce and use the run: ``config.yaml`` (the
 resolved config), ``command.txt``, the best model (best win rate against the first evaluation
 table) and the final one, each as a safe agent file to play (``best_model.json`` +
 ``best_model.safetensors``, see ``ckc_env.agent_file``) beside stable-baselines3's zip to resume
@@ -37,6 +39,7 @@ from ckc_env.training.config import TrainConfig, load_config, specs_named
 from ckc_env import cli, configs, specs
 from ckc_env.agent_file import save_sb3
 from ckc_env.seeding import derive_seed
+from ckc_env.single_agent import is_per_count
 from ckc_env.tournament import run_tournament
 
 
@@ -149,7 +152,8 @@ def training_record(config: TrainConfig) -> dict[str, Any]:
 
 
 def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
-    """Every player the config names, checked before anything runs (a zip only with trust)."""
+    """Every player the config names, checked before anything runs (a zip only with trust); on the
+    vector path the opponents and the teacher must have a batched form."""
     named = [
         *specs_named(config.opponents),
         *(s for table in config.eval.opponents.values() for s in specs_named(table)),
@@ -158,6 +162,22 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
         named.extend(specs_named(config.pretrain.teacher))
     for spec in named:
         specs.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
+    if config.vector is not None:
+        from ckc_env.vector import build_batch_player
+
+        teacher = config.pretrain.teacher
+        if teacher is not None and is_per_count(teacher):
+            raise ValueError(
+                f"pretrain.teacher={teacher!r}: vector training takes one teacher for every player count "
+                "(a teacher per count is for the scalar path, without the vector section)"
+            )
+        for key, spec in [*(("opponents", s) for s in specs_named(config.opponents)), ("pretrain.teacher", teacher)]:
+            if spec is None:
+                continue
+            try:
+                build_batch_player(spec, seed=0, trust_checkpoint=trust_checkpoint)
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc} (vector training plays batched players only)") from None
 
 
 def restore(model, path: Path) -> None:
@@ -264,11 +284,17 @@ def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint:
     from ckc_env.training.imitation import collect, pretrain
 
     settings = config.pretrain
-    env = make_env_fn(config, 0, run_dir / "snapshots", trust_checkpoint)().unwrapped
     started = time.time()
     seed = derive_seed(config.seed, "pretrain")
-    teachers = {n: config.teacher_at(n) for n in config.player_counts}
-    data = collect(env, teachers, settings.decisions, model.gamma, seed, trust_checkpoint)
+    if config.vector is not None:  # the teacher plays every slot of a batch at once
+        from ckc_env.training.vec_env import collect_batched, make_vector_env
+
+        env = make_vector_env(config, trust_checkpoint)
+        data = collect_batched(env, settings.teacher, settings.decisions, model.gamma, seed, trust_checkpoint)
+    else:
+        env = make_env_fn(config, 0, run_dir / "snapshots", trust_checkpoint)().unwrapped
+        teachers = {n: config.teacher_at(n) for n in config.player_counts}
+        data = collect(env, teachers, settings.decisions, model.gamma, seed, trust_checkpoint)
     collected = round(time.time() - started, 1)
     print(f"pretrain: {len(data)} decisions of {settings.teacher} recorded in {collected} s", flush=True)
     log = pretrain(model, data, settings.epochs, settings.batch_size, config.seed, settings.learning_rate)
@@ -378,10 +404,16 @@ def main(argv: list[str] | None = None) -> Path:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     set_random_seed(config.seed)
-    torch.set_num_threads(1)
+    torch.set_num_threads(1 if config.vector is None else config.vector.threads)
     snapshot_dir = run_dir / "snapshots"
-    thunks = [make_env_fn(config, rank, snapshot_dir, args.trust_checkpoint) for rank in range(config.n_envs)]
-    vec_env = SubprocVecEnv(thunks) if config.n_envs > 1 else DummyVecEnv(thunks)
+    if config.vector is not None:  # the batched engine: num_envs games in this process
+        from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
+        from stable_baselines3.common.vec_env import VecMonitor
+
+        vec_env = VecMonitor(SB3VecEnv(make_vector_env(config, args.trust_checkpoint)))
+    else:
+        thunks = [make_env_fn(config, rank, snapshot_dir, args.trust_checkpoint) for rank in range(config.n_envs)]
+        vec_env = SubprocVecEnv(thunks) if config.n_envs > 1 else DummyVecEnv(thunks)
 
     # --- model
     saved = [run_dir / name for name in ("final_model.zip", "latest_model.zip") if (run_dir / name).exists()]

@@ -1,0 +1,389 @@
+"""The single-agent view over the batched engine: thousands of learner seats stepped in one call.
+
+``CheckpointCharlieVectorEnv`` is :class:`~ckc_env.single_agent.CheckpointCharlieSingleAgent` for
+``num_envs`` games at once, as a ``gymnasium.vector.VectorEnv`` over :mod:`ckc_env.batch`: each
+slot's learner holds one seat; the other seats are played inside ``step()`` by batched players,
+every player deciding for all the games where it is to act in one call. The rewards and episodes
+are the single-agent view's (the same reward schemes, the same illegal-action rule), and
+``action_masks()`` gives the learner's legal actions for MaskablePPO. Stable-baselines3 takes it
+through ``ckc_env.training.vec_env.SB3VecEnv``.
+
+| | |
+|---|---|
+| Observation | (num_envs, 736) float32, each slot's learner observation; (num_envs, 850) with ``belief_features=True`` |
+| Action | (num_envs,) of Discrete(40), the env card's action table; ``action_masks()`` is (num_envs, 40) bool |
+| Reward | as the single-agent view: ``"points"``, ``"win"`` or ``"margin"``, everything the learner earned since its previous decision |
+| Episode end | the game's end (``terminations``); never truncated. Autoreset ``SAME_STEP``: the observation returned is the next game's first; the last one is ``infos["final_obs"]`` (``"_final_obs"`` marks the slots), ``infos["final_info"]`` holds ``points``, ``margin`` (points less the mean of the others'), ``win_share``, ``is_winner`` and ``illegal_action`` |
+| Illegal action | ends that slot's game at once with reward ``illegal_penalty`` (default -1), ``final_info["illegal_action"]`` True |
+
+Opponents must have a batched form: the names of ``ckc_env.batch.agents.BATCH_REGISTRY``
+(``random``, ``passive``, ``eager``, ``bayes_v1``, ``cheater``, with parameters as specs allow) and
+checkpoints (safe agent files; a stable-baselines3 zip with ``trust_checkpoint``), which decide with
+one forward pass of their NumPy network per batch. Anything else (``bayes_v2``, a checkpoint reading
+the players' posterior) is refused at construction with the accepted players named.
+
+``num_players`` is a count or a list of counts: each slot's game is dealt a count drawn uniformly
+from the list at every reset. ``opponents`` is one spec for every other seat, a list of n-1 specs in
+seat order after the learner, or a mapping ``{count: spec or list}``.
+
+Infos: ``seat`` and ``num_players`` (num_envs,) of the game each slot now plays. Round summaries
+are not copied out (``batch.summary.round_summaries`` gives them from ``env.state``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from . import batch, specs
+from .batch.agents import BATCH_REGISTRY, BatchAgent, make_batch_agent
+from .batch.state import BatchState
+from .config import GameConfig
+from .engine.actions import N_ACTIONS
+from .observation import LAYOUTS
+from .seeding import derive_seed
+from .specs import PlayerSpec
+
+ENV_VERSION = "v1"
+REWARDS = ("points", "win", "margin")
+
+
+# ---------------------------------------------------------------------- batched players from specs
+class BatchPolicyAgent(BatchAgent):
+    """A checkpoint for batches: one forward pass of its NumPy network over every game it acts in
+    (the most probable legal action, or one drawn from the policy with ``deterministic=False``)."""
+
+    def __init__(
+        self, path: str, seed: int | None = None, deterministic: bool = True, trust_checkpoint: bool = False
+    ) -> None:
+        from .policy import load_policy
+
+        super().__init__(seed)
+        self.name = str(path)
+        self.network = load_policy(path, trust_checkpoint)
+        self.layout = self.network.layout
+        self.deterministic = deterministic
+        if "players_chief" in self.layout.offsets:
+            raise ValueError(
+                f"checkpoint {path} reads the players' posterior (belief_features='players'), which has no batched "
+                "form: play it in the scalar environment"
+            )
+
+    def act(self, state: BatchState, games: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
+        part = subset(state, games)
+        observations = batch.observe(part, layout=self.layout)
+        legal = batch.legal_action_mask(part).astype(bool)
+        logits = self.network.logits(observations).astype(np.float64)
+        logits[~legal] = -np.inf
+        if self.deterministic:
+            return np.argmax(logits, axis=1)
+        running = np.cumsum(np.exp(logits - logits.max(1, keepdims=True)), axis=1)  # 0 at illegal actions
+        draws = self.rng.random(len(games))[:, None] * running[:, -1:]
+        return np.argmax(running > draws, axis=1)  # the first action past the draw: a legal one
+
+    def __repr__(self) -> str:
+        return f"BatchPolicyAgent({self.name!r})"
+
+
+def subset(state: BatchState, games: np.ndarray) -> BatchState:
+    """The games ``games`` of a batch as a batch of their own (copies of their rows), for players
+    that compute something over whole batches (a network's observation) but act in a few games."""
+    size = state.batch_size
+    values = {}
+    for f in dataclasses.fields(state):
+        value = getattr(state, f.name)
+        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == size:
+            value = value[games]
+        values[f.name] = value
+    return BatchState(**values)
+
+
+def batch_capable(spec: PlayerSpec, trust_checkpoint: bool = False) -> bool:
+    """Whether a player has a batched form (a batched baseline, or a checkpoint whose observation
+    the batched engine writes)."""
+    parsed = specs.parse(spec)
+    if parsed.kind == "agent":
+        return parsed.name in BATCH_REGISTRY
+    if parsed.kind != "checkpoint":
+        return False
+    from .policy import load_policy
+
+    return "players_chief" not in load_policy(parsed.name, trust_checkpoint).layout.offsets
+
+
+def build_batch_player(spec: PlayerSpec | BatchAgent, seed: int, trust_checkpoint: bool = False) -> BatchAgent:
+    """The batched player a spec names (a :class:`BatchAgent` is used as it is); anything without a
+    batched form is refused, naming the accepted players."""
+    if isinstance(spec, BatchAgent):
+        return spec
+    accepted = f"batched players are {sorted(BATCH_REGISTRY)} (with parameters) and checkpoints"
+    try:
+        parsed = specs.parse(spec)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; {accepted}") from None
+    if parsed.kind == "agent":
+        if parsed.name not in BATCH_REGISTRY:
+            raise ValueError(f"player {specs.label(spec)!r} has no batched form: {accepted}")
+        try:
+            return make_batch_agent(parsed.name, seed=seed, **parsed.params)
+        except TypeError as exc:
+            raise ValueError(f"agent {parsed.name!r} takes no parameters {sorted(parsed.params)}: {exc}") from None
+    specs.validate(spec, trust_checkpoint=trust_checkpoint)
+    return BatchPolicyAgent(parsed.name, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
+
+
+def opponents_by_count(opponents: Any, counts: Sequence[int]) -> dict[int, list[PlayerSpec | BatchAgent]]:
+    """``{count: n-1 opponent specs in seat order after the learner}`` from one spec, a list, or a
+    mapping ``{count: spec or list}`` (which must name every count)."""
+    if isinstance(opponents, Mapping) and not (isinstance(opponents.get("name"), str)):
+        missing = sorted(set(counts) - set(opponents))
+        extra = sorted(set(opponents) - set(counts))
+        if missing or extra:
+            raise ValueError(
+                f"opponents by player count must name exactly the counts {sorted(counts)}: "
+                f"missing {missing}, not played {extra}"
+            )
+        return {n: specs.for_seats(_as_batch_list(opponents[n]), n - 1) for n in counts}
+    return {n: specs.for_seats(_as_batch_list(opponents), n - 1) for n in counts}
+
+
+def _as_batch_list(opponents: Any) -> Any:
+    return [opponents] if isinstance(opponents, BatchAgent) else opponents
+
+
+# ---------------------------------------------------------------------- the vector environment
+class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` single-agent games over the batched engine (see the module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012 (gymnasium's convention)
+
+    def __init__(
+        self,
+        num_envs: int,
+        opponents: Any = "bayes_v1",
+        learner_seat: int | str = "random",
+        belief_features: bool = False,
+        reward: str = "points",
+        illegal_penalty: float = -1.0,
+        trust_checkpoint: bool = False,
+        **rules: Any,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"invalid num_envs={num_envs!r}: accepted values are integers >= 1")
+        if reward not in REWARDS:
+            raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win' or 'margin'")
+        if belief_features not in (False, True) or not isinstance(belief_features, bool):
+            raise ValueError(
+                f"invalid belief_features={belief_features!r}: accepted values are False or True (the players' "
+                "posterior, 'players', has no batched form)"
+            )
+        counts = rules.pop("num_players", 5)
+        counts = [counts] if isinstance(counts, (int, np.integer)) and not isinstance(counts, bool) else counts
+        if not isinstance(counts, (list, tuple)) or not counts:
+            raise ValueError(f"invalid num_players={counts!r}: accepted values are 3, 4, 5 or a list of them")
+        self.counts = [int(k) for k in counts]
+        self.configs = {n: GameConfig.from_dict({**rules, "num_players": n}) for n in sorted(set(self.counts))}
+        self.config = self.configs[self.counts[0]]
+        low = min(self.configs)
+        if learner_seat != "random" and (
+            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < low
+        ):
+            raise ValueError(f"invalid learner_seat={learner_seat!r}: accepted values are 'random' or 0 to {low - 1}")
+        self.opponent_specs = opponents_by_count(opponents, sorted(self.configs))
+        for table in self.opponent_specs.values():  # refused now, not at the first reset
+            for spec in table:
+                build_batch_player(spec, seed=0, trust_checkpoint=trust_checkpoint)
+        self.num_envs = int(num_envs)
+        self.learner_seat_option = learner_seat
+        self.reward = reward
+        self.illegal_penalty = float(illegal_penalty)
+        self.trust_checkpoint = trust_checkpoint
+        self.belief_features = belief_features
+        self.layout = LAYOUTS[ENV_VERSION][belief_features]
+        low_bounds, high_bounds = self.layout.bounds()
+        self.single_observation_space = spaces.Box(low=low_bounds, high=high_bounds, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(N_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.state: BatchState | None = None
+        self.seat = np.zeros(self.num_envs, dtype=np.int64)
+        self._pending = np.zeros(self.num_envs)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Deal a new game in every slot; ``seed`` fixes the deals, seats and opponents' draws."""
+        if options:
+            raise ValueError(f"the vector environment takes no reset options, got {sorted(options)}")
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(2**63))
+        self._build_players(seed)
+        counts = self._draw_counts(self.num_envs)
+        self.state = batch.init(
+            self.config, seed=derive_seed(seed, "deal"), batch_size=self.num_envs, num_players=counts
+        )
+        self.seat = self._draw_seats(self.state.n.astype(np.int64))
+        self._pending = np.zeros(self.num_envs)
+        self._settle(np.arange(self.num_envs), self._pending)
+        return self._observe(), self._info()
+
+    def step(self, actions: np.ndarray):
+        if self.state is None:
+            raise RuntimeError("step() before reset(): call reset() first")
+        state = self.state
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(
+                f"actions must be integers of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
+            )
+        mask = batch.legal_action_mask(state)
+        inside = (actions >= 0) & (actions < N_ACTIONS)
+        legal = inside & (mask[np.arange(self.num_envs), np.where(inside, actions, 0)] == 1)
+        rewards = self._pending.copy()
+        self._pending[:] = 0.0
+        moving = np.flatnonzero(legal)
+        batch.apply(state, actions, games=moving)
+        rewards += self._collect()
+        self._play_others(rewards)
+        illegal = ~legal
+        rewards[illegal] = self.illegal_penalty
+        terminated = illegal | state.game_over
+        infos = self._info()
+        ended = np.flatnonzero(terminated)
+        if len(ended):
+            final_obs = self._observe()  # the finished games, before their slots are dealt again
+            infos["final_obs"] = np.full(self.num_envs, None, dtype=object)
+            for b in ended:
+                infos["final_obs"][b] = final_obs[b]
+            infos["_final_obs"] = terminated.copy()
+            infos["final_info"] = self._final_info(terminated, illegal)
+            infos["_final_info"] = terminated.copy()
+            self._restart(ended)
+            infos["seat"] = self.seat.copy()
+            infos["num_players"] = state.n.astype(np.int64)
+        return self._observe(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), infos
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 40) bool: each slot learner's legal actions."""
+        if self.state is None:
+            raise RuntimeError("action_masks() before reset(): call reset() first")
+        return batch.legal_action_mask(self.state).astype(bool)
+
+    def close(self, **kwargs: Any) -> None:
+        self.state = None
+
+    # ------------------------------------------------------------------ internals
+    def _build_players(self, seed: int) -> None:
+        """One batched player per distinct spec and count, seeded; ``_player_index[n, k]`` is the
+        player at k seats after the learner in an n-player game."""
+        self._players: list[BatchAgent] = []
+        self._player_index = np.full((6, 5), -1, dtype=np.int64)
+        built: dict[tuple[int, str], int] = {}
+        for n, table in self.opponent_specs.items():
+            for k, spec in enumerate(table, start=1):
+                key = (n, repr(spec) if isinstance(spec, BatchAgent) else specs.label(spec))
+                if key not in built:
+                    built[key] = len(self._players)
+                    player_seed = derive_seed(seed, "agent", n, len(self._players))
+                    self._players.append(build_batch_player(spec, player_seed, self.trust_checkpoint))
+                self._player_index[n, k] = built[key]
+
+    def _draw_counts(self, size: int) -> list[int] | None:
+        if len(self.configs) == 1:
+            return None if self.counts[0] == self.config.num_players else [self.counts[0]] * size
+        return [int(k) for k in self.np_random.choice(self.counts, size=size)]
+
+    def _draw_seats(self, n: np.ndarray) -> np.ndarray:
+        if self.learner_seat_option == "random":
+            return (self.np_random.random(len(n)) * n).astype(np.int64)
+        return np.full(len(n), int(self.learner_seat_option), dtype=np.int64)
+
+    def _collect(self) -> np.ndarray:
+        """(num_envs,) the learner's reward from the engine's last call."""
+        state, seat = self.state, self.seat
+        slots = np.arange(self.num_envs)
+        if self.reward == "win":
+            return state.win_rewards[slots, seat].copy()
+        gained = state.rewards[slots, seat]
+        if self.reward == "points":
+            return gained.copy()
+        others = state.rewards.sum(1) - gained
+        return gained - others / (state.n - 1)
+
+    def _play_others(self, earned: np.ndarray) -> None:
+        """Let the opponents decide, all the games where a player is to act in one call per player,
+        until every game waits for its learner or is over; adds what the learners earned meanwhile."""
+        state = self.state
+        while True:
+            waiting = np.flatnonzero((state.pending_kind >= 0) & (state.pending_seat != self.seat))
+            if not len(waiting):
+                return
+            n = state.n[waiting].astype(np.int64)
+            offset = (state.pending_seat[waiting] - self.seat[waiting]) % n
+            who = self._player_index[n, offset]
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            for index in np.unique(who):
+                games = waiting[who == index]
+                actions[games] = self._players[index].act(state, games)
+            batch.apply(state, actions, games=waiting)
+            earned += self._collect()
+
+    def _settle(self, slots: np.ndarray, earned: np.ndarray) -> None:
+        """Play the new games of ``slots`` up to their learner's first decision (``earned`` gets what
+        it earned before it); a game that ends before the learner ever decides is dealt again."""
+        self._play_others(earned)
+        never = slots[self.state.game_over[slots]]
+        while len(never):
+            earned[never] = 0.0
+            self._deal_again(never)
+            self._play_others(earned)
+            never = never[self.state.game_over[never]]
+
+    def _deal_again(self, slots: np.ndarray) -> None:
+        """The next game of each slot: a new count (when several are played) and learner seat."""
+        state = self.state
+        if len(self.configs) > 1:
+            state.n[slots] = self._draw_counts(len(slots))
+        batch.reset(state, slots)
+        self.seat[slots] = self._draw_seats(state.n[slots].astype(np.int64))
+
+    def _restart(self, slots: np.ndarray) -> None:
+        self._pending[slots] = 0.0
+        self._deal_again(slots)
+        self._settle(slots, self._pending)
+
+    def _observe(self) -> np.ndarray:
+        return batch.observe(self.state, seats=self.seat, layout=self.layout)
+
+    def _info(self) -> dict[str, Any]:
+        return {"seat": self.seat.copy(), "num_players": self.state.n.astype(np.int64)}
+
+    def _final_info(self, terminated: np.ndarray, illegal: np.ndarray) -> dict[str, Any]:
+        """The learner's result in each finished game (zeros elsewhere)."""
+        state = self.state
+        slots = np.arange(self.num_envs)
+        winners = state.winners
+        won = winners[slots, self.seat] & ~illegal & terminated
+        share = np.where(won, 1.0 / np.maximum(1, winners.sum(1)), 0.0)
+        points = state.points[slots, self.seat].astype(np.float64)
+        margin = points - (state.points.sum(1) - points) / (state.n - 1)
+        return {
+            "points": np.where(terminated, state.points[slots, self.seat], 0).astype(np.int64),
+            "_points": terminated.copy(),
+            "margin": np.where(terminated, margin, 0.0),
+            "_margin": terminated.copy(),
+            "win_share": share,
+            "_win_share": terminated.copy(),
+            "is_winner": won,
+            "_is_winner": terminated.copy(),
+            "illegal_action": illegal & terminated,
+            "_illegal_action": terminated.copy(),
+        }
