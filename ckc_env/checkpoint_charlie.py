@@ -207,6 +207,25 @@ Decisions of this environment where RULES.md is silent:
 - `reopen_windows`: the players owed a decision are asked once the window's order is through, in
   that order; accusations made before such a decision are all answered by it.
 
+## Libraries
+
+Each library's own documented entry point takes the environment unchanged, and a test runs it
+(`tests/test_libraries.py`, `tests/test_rllib.py`; a test skips where its library is not
+installed; `.ci/run` installs them all, with the `tianshou`, `torchrl` and `rllib` extras):
+
+| library | entry point | run by |
+|---|---|---|
+| PettingZoo 1.27 | `api_test`, `seed_test`, `render_test` and the bombardment test on `env()` | `tests/test_pettingzoo_api.py` |
+| Gymnasium, stable-baselines3 2.9 | `CheckpointCharlie-v0` (the single-agent view, registered by `import ckc_env`): gymnasium's and SB3's env checkers, `make_vec_env` with `DummyVecEnv` and `SubprocVecEnv` (its workers find the id when the script imports `ckc_env`, or by `"ckc_env:CheckpointCharlie-v0"`), MaskablePPO | `tests/test_libraries.py`, `tests/test_single_agent.py`, `ckc-train` |
+| Tianshou 2.0 | `PettingZooEnv(env())`, `MultiAgentPolicy` and `Collector` | `examples/tianshou_random.py` |
+| TorchRL 0.14 | `PettingZooWrapper(env(), use_mask=True)`, `check_env_specs`, a rollout of legal actions | `examples/torchrl_rollout.py` |
+| Ray RLlib 2.60 | `ckc_env.rllib`: the `MultiAgentEnv` registered as `"checkpoint_charlie"` (RLlib's masking convention, `{"observations", "action_mask"}`), RLlib's env checker, PPO with its `ActionMaskingTorchRLModule`; checkpoints play as player specs | `examples/rllib_ppo.py`, `tests/test_rllib.py`, `ckc-rllib-train` |
+
+Batching collectors need infos with the same keys every step: hence the empty default infos
+(see "Infos"); TorchRL's wrapper drops infos in any case. RLlib's own `PettingZooEnv` wrapper
+also takes `env()`, but its PPO has no default encoder for a Dict observation: `ckc_env.rllib`
+gives the observation in the form RLlib's masking module reads.
+
 ## Known modelling limits
 
 - Whose turn it is is public (`agent_selection`): in the Cafe Adler phase it shows who holds a
@@ -216,8 +235,10 @@ Decisions of this environment where RULES.md is silent:
 ## Version history
 
 - v1 (later): infos are empty unless `summary_infos=True` (the round summaries are always in
-  `round_summaries`); an unsupported `render_mode` raises an error that is also a `TypeError`;
-  reset options made only of keys the environment does not know are ignored without a warning.
+  `round_summaries`), so that batching collectors (Tianshou's) accept them; an unsupported
+  `render_mode` raises an error that is also a `TypeError` (stable-baselines3's `make_vec_env`
+  retries without it); reset options made only of keys the environment does not know are ignored
+  without a warning (PettingZoo's `api_test` passes one).
 - v1: Stasi games end as RULES.md 6 and 7 say (the end is checked before the Stasi chip goes back;
   its taker holds it, face-up and worth -2, until then); the `reopen_windows` option; the
   observation gains `accusation_cards` ({OBS_SIZE} numbers, {BELIEF_SIZE} with beliefs); round

@@ -79,6 +79,7 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         for spec in self.opponent_specs:
             specs.validate(spec, trust_checkpoint=self.trust_checkpoint)
         self.possible_agents = list(self.aec.possible_agents)
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.agents = []
         inner = self.aec.observation_space("player_0")["observation"]
         space = gym.spaces.Dict(
@@ -134,7 +135,7 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
             finished = [self.possible_agents[s] for s in sorted(self._played)]
             rewards = {a: 0.0 for a in finished} | {agent: self.illegal_penalty}
             infos = {agent: {"illegal_action": True, "action": action, "legal_actions": engine.legal_actions(game)}}
-            observations = {a: self._observation(self.aec._seat[a]) for a in finished}
+            observations = {a: self._observation(self._seats[a]) for a in finished}
             return observations, rewards, {**dict.fromkeys(finished, True), "__all__": True}, {"__all__": False}, infos
         engine.apply(game, action)
         self._collect()
@@ -144,8 +145,8 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
             rewards = self._rewards_of(self.possible_agents[game.current_seat])
             return observations, rewards, {"__all__": False}, {"__all__": False}, {}
         finished = [self.possible_agents[s] for s in sorted(self._played)]
-        observations = {a: self._observation(self.aec._seat[a]) for a in finished}
-        rewards = {a: float(self._pending[self.aec._seat[a]]) for a in finished}
+        observations = {a: self._observation(self._seats[a]) for a in finished}
+        rewards = {a: float(self._pending[self._seats[a]]) for a in finished}
         terminateds = {**dict.fromkeys(finished, True), "__all__": True}
         return observations, rewards, terminateds, {"__all__": False}, {}
 
@@ -185,7 +186,7 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         return {self.possible_agents[seat]: self._observation(seat)}
 
     def _rewards_of(self, agent: str) -> dict[str, float]:
-        seat = self.aec._seat[agent]
+        seat = self._seats[agent]
         reward, self._pending[seat] = float(self._pending[seat]), 0.0
         return {agent: reward}
 

@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> Path:
+def main(argv: list[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
     if bool(args.config) == bool(args.resume):
@@ -274,7 +274,6 @@ def main(argv: list[str] | None = None) -> Path:
     ray.shutdown()
     print(json.dumps(final, indent=2))
     print(f"run folder: {run_dir}")
-    return run_dir
 
 
 if __name__ == "__main__":
