@@ -44,7 +44,8 @@ decision that has only one legal action (such as a forced accusation with a sing
 | `target_points` | 10 | 1..50 | points that end the game (extension; the rules say 10) |
 | `reward` | `"points"` | `"points"`, `"win"` | reward scheme (below) |
 | `belief_features` | False | False, True, `"players"` | append the exact beliefs (and, with `"players"`, the posterior that also reads the other players' decisions) to the observation (below) |
-| `render_mode` | None | None, `"ansi"`, `"human"` | text rendering |
+| `summary_infos` | False | bool | put each round's summary and the agent's own chips into the infos at round ends (see "Infos") |
+| `render_mode` | None | None, `"ansi"`, `"human"` | text rendering; any other mode raises `UnsupportedRenderModeError`, a `ValueError` and a `TypeError` (stable-baselines3's `make_vec_env` asks for `"rgb_array"` and retries without it on a `TypeError`) |
 
 Rule presets: `configs/rules/{base,stasi,adler,both}.yaml`, loaded with
 `GameConfig.from_yaml(path, num_players=4).to_dict()`. Unknown arguments, wrong types and values
@@ -125,7 +126,10 @@ runs to the first decision. `options` fixes parts of the deal for tests and tuto
 | `rounds` | a list of mappings with the keys `deck`, `tiles`, `clues`, `bag` for rounds 1, 2, ... |
 | `chip_order` | colour -> chip tokens in the order they are taken (values, `"stasi"`, `"adler"`) |
 
-An inconsistent option raises `ValueError` saying why; an unknown key is ignored with a warning.
+An inconsistent option raises `ValueError` saying why. Keys the environment does not know are
+ignored, as gymnasium environments ignore options they do not use (PettingZoo's `api_test` passes
+`{"options": 1}`); beside known keys, where they are most likely misspelt, they are ignored with a
+warning naming the accepted keys.
 
 ## Episode end
 
@@ -136,10 +140,18 @@ there is no truncation.
 
 ## Infos
 
-When a round ends every agent's info holds `round_summary` and `own_chips` (the agent's own chip
-values and points: nobody else's values). The info is kept until the agent acts. The summary is
-one object shared by all agents' infos: read it, copy it before changing it. It is the public
-record of the round (`ckc_env.engine.summary`):
+By default every info is an empty dict at every step, as in PettingZoo's classic games: the
+batching collectors of multi-agent libraries (Tianshou's among them) stack infos step by step and
+need the same keys with the same shapes every time. The round summaries are always reachable
+without them: `raw_env.round_summaries` (through `env.unwrapped` under the wrappers) is the list of
+the game's summaries so far, a fresh copy on every call, and `raw_env.player_view(agent)` gives an
+agent's own chips (`own_chip_values`).
+
+With `summary_infos=True` (for people and tools that read the game step by step: the tests, the
+playthrough files), when a round ends every agent's info holds `round_summary` and `own_chips`
+(the agent's own chip values and points: nobody else's values). The info is kept until the agent
+acts. The summary is one object shared by all agents' infos: read it, copy it before changing it.
+It is the public record of the round (`ckc_env.engine.summary`):
 
 {SUMMARY_TABLE}
 
@@ -195,6 +207,25 @@ Decisions of this environment where RULES.md is silent:
 - `reopen_windows`: the players owed a decision are asked once the window's order is through, in
   that order; accusations made before such a decision are all answered by it.
 
+## Libraries
+
+Each library's own documented entry point takes the environment unchanged, and a test runs it
+(`tests/test_libraries.py`, `tests/test_rllib.py`; a test skips where its library is not
+installed; `.ci/run` installs them all, with the `tianshou`, `torchrl` and `rllib` extras):
+
+| library | entry point | run by |
+|---|---|---|
+| PettingZoo 1.27 | `api_test`, `seed_test`, `render_test` and the bombardment test on `env()` | `tests/test_pettingzoo_api.py` |
+| Gymnasium, stable-baselines3 2.9 | `CheckpointCharlie-v0` (the single-agent view, registered by `import ckc_env`): gymnasium's and SB3's env checkers, `make_vec_env` with `DummyVecEnv` and `SubprocVecEnv` (its workers find the id when the script imports `ckc_env`, or by `"ckc_env:CheckpointCharlie-v0"`), MaskablePPO | `tests/test_libraries.py`, `tests/test_single_agent.py`, `ckc-train` |
+| Tianshou 2.0 | `PettingZooEnv(env())`, `MultiAgentPolicy` and `Collector` | `examples/tianshou_random.py` |
+| TorchRL 0.14 | `PettingZooWrapper(env(), use_mask=True)`, `check_env_specs`, a rollout of legal actions | `examples/torchrl_rollout.py` |
+| Ray RLlib 2.60 | `ckc_env.rllib`: the `MultiAgentEnv` registered as `"checkpoint_charlie"` (RLlib's masking convention, `{"observations", "action_mask"}`), RLlib's env checker, PPO with its `ActionMaskingTorchRLModule`; checkpoints play as player specs | `examples/rllib_ppo.py`, `tests/test_rllib.py`, `ckc-rllib-train` |
+
+Batching collectors need infos with the same keys every step: hence the empty default infos
+(see "Infos"); TorchRL's wrapper drops infos in any case. RLlib's own `PettingZooEnv` wrapper
+also takes `env()`, but its PPO has no default encoder for a Dict observation: `ckc_env.rllib`
+gives the observation in the form RLlib's masking module reads.
+
 ## Known modelling limits
 
 - Whose turn it is is public (`agent_selection`): in the Cafe Adler phase it shows who holds a
@@ -203,6 +234,11 @@ Decisions of this environment where RULES.md is silent:
 
 ## Version history
 
+- v1 (later): infos are empty unless `summary_infos=True` (the round summaries are always in
+  `round_summaries`), so that batching collectors (Tianshou's) accept them; an unsupported
+  `render_mode` raises an error that is also a `TypeError` (stable-baselines3's `make_vec_env`
+  retries without it); reset options made only of keys the environment does not know are ignored
+  without a warning (PettingZoo's `api_test` passes one).
 - v1: Stasi games end as RULES.md 6 and 7 say (the end is checked before the Stasi chip goes back;
   its taker holds it, face-up and worth -2, until then); the `reopen_windows` option; the
   observation gains `accusation_cards` ({OBS_SIZE} numbers, {BELIEF_SIZE} with beliefs); round
@@ -297,6 +333,12 @@ def _legal_text(game: GameState) -> str:
     return ", ".join(f"{a} ({action_to_string(a)})" for a in engine.legal_actions(game))
 
 
+class UnsupportedRenderModeError(ValueError, TypeError):
+    """A render mode the environment does not have. A ValueError, as for every bad argument, and
+    a TypeError, on which stable-baselines3's ``make_vec_env`` retries without its default
+    ``render_mode="rgb_array"``."""
+
+
 class raw_env(AECEnv):
     """Checkpoint Charlie as a PettingZoo AEC environment (the module docstring is the env card)."""
 
@@ -307,11 +349,20 @@ class raw_env(AECEnv):
     }
 
     def __init__(
-        self, render_mode: str | None = None, reward: str = "points", belief_features: bool = False, **rules: Any
+        self,
+        render_mode: str | None = None,
+        reward: str = "points",
+        belief_features: bool = False,
+        summary_infos: bool = False,
+        **rules: Any,
     ) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"invalid render_mode={render_mode!r}: accepted values are None, 'ansi', 'human'")
+            raise UnsupportedRenderModeError(
+                f"invalid render_mode={render_mode!r}: accepted values are None, 'ansi', 'human'"
+            )
+        if not isinstance(summary_infos, bool):
+            raise ValueError(f"invalid summary_infos={summary_infos!r}: accepted values are True, False")
         if reward not in REWARD_CHOICES:
             raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win'")
         if not any(belief_features is v or (isinstance(v, str) and belief_features == v) for v in BELIEF_FEATURES):
@@ -321,12 +372,13 @@ class raw_env(AECEnv):
             )
         unknown = sorted(set(rules) - set(GameConfig.fields()))
         if unknown:
-            accepted = ["render_mode", "reward", "belief_features", *GameConfig.fields()]
+            accepted = ["render_mode", "reward", "belief_features", "summary_infos", *GameConfig.fields()]
             raise ValueError(f"unknown argument(s) {unknown}: accepted arguments are {accepted}")
         self.config = GameConfig(**rules)
         self.render_mode = render_mode
         self.reward_scheme = reward
         self.belief_features = belief_features
+        self.summary_infos = summary_infos
         self.observation_layout = LAYOUTS[ENV_VERSION][belief_features]
         self._encoder = encoder(self.observation_layout, self.config)
         self._readers: list = []  # per seat, for the players' posterior (belief_features="players")
@@ -412,6 +464,12 @@ class raw_env(AECEnv):
         (:mod:`ckc_env.beliefs`: ``chief``, ``assistant``, ``innocent`` per cat, ``clue`` per seat)."""
         return beliefs(self.player_view(agent))
 
+    @property
+    def round_summaries(self) -> list[dict[str, Any]]:
+        """The public record of every round played so far (``ckc_env.engine.summary``), a fresh copy
+        on every call: the same summaries ``summary_infos=True`` puts into the infos."""
+        return pickle.loads(pickle.dumps(self._started().summaries, protocol=pickle.HIGHEST_PROTOCOL))
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         self._started()
         return super().last(observe)
@@ -449,7 +507,7 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
         else:  # most steps: nothing to add
             self.rewards = dict.fromkeys(self.possible_agents, 0.0)
-        if len(game.summaries) > self._summaries_seen:
+        if self.summary_infos and len(game.summaries) > self._summaries_seen:
             self._summaries_seen = len(game.summaries)
             # One copy for the agents, shared by all their infos (read-only); the game keeps its own.
             summary = pickle.loads(pickle.dumps(game.summaries[-1]))

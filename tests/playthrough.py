@@ -66,7 +66,7 @@ def playthrough(config: dict, seeds: range = range(4)) -> str:
 
 
 def _one_game(config: dict, seed: int) -> str:
-    env = ckc_env.raw_env(**config)
+    env = ckc_env.raw_env(**config, summary_infos=True)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     lines = [f"config {json.dumps(config, sort_keys=True)} seed {seed}"]

@@ -60,6 +60,7 @@ def clue_count(cat: int, clues: Iterable[int]) -> int:
 # ---------------------------------------------------------------------- building positions
 def make_env(n: int = 5, **config) -> ckc_env.raw_env:
     config.setdefault("window_order", "clockwise_from_drawer")
+    config.setdefault("summary_infos", True)  # the rule tests read each round's summary from the infos
     return ckc_env.raw_env(num_players=n, **config)
 
 

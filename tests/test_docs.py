@@ -33,7 +33,7 @@ def test_env_card_is_the_module_docstring_with_generated_tables():
 
 def test_env_card_lists_every_argument():
     arguments = ckc_env.checkpoint_charlie.__doc__.split("## Arguments")[1].split("## Action space")[0]
-    for name in [*GameConfig.fields(), "reward", "render_mode"]:
+    for name in [*GameConfig.fields(), "reward", "render_mode", "summary_infos"]:
         assert f"| `{name}` |" in arguments, name
 
 

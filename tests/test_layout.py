@@ -73,7 +73,7 @@ def deck_with(top: list[int], n: int) -> list[int]:
 
 def make(n: int, options: dict, **config):
     config.setdefault("window_order", "clockwise_from_drawer")
-    env = ckc_env.raw_env(num_players=n, **config)
+    env = ckc_env.raw_env(num_players=n, summary_infos=True, **config)
     env.reset(seed=0, options=options)
     return env
 

@@ -366,7 +366,7 @@ def test_chip_values_are_seen_only_by_their_holders(n, colour, config):
         order_a[colour], order_b[colour] = _two_orders(order_a[colour], random.Random(seed))
         runs, first_two = [], []
         for order in (order_a, order_b):
-            env = ckc_env.raw_env(num_players=n, **config)
+            env = ckc_env.raw_env(num_players=n, summary_infos=True, **config)
             env.reset(seed=seed, options={"chip_order": order})
             first_two.append(set(env.unwrapped.game.supply[("gold", "white", "black").index(colour)][-2:]))
             runs.append(_run(env, seed, chief_bias=colour == "gold"))
@@ -420,7 +420,7 @@ def test_chip_values_are_seen_only_by_their_holders(n, colour, config):
 def test_infos_hold_only_the_agents_own_chip_values():
     """own_chips lists exactly the agent's chips (by value) and their sum, for every agent at every round end."""
     for n, config in [(3, {"stasi": True}), (5, {"cafe_adler": True})]:
-        env = ckc_env.raw_env(num_players=n, **config)
+        env = ckc_env.raw_env(num_players=n, summary_infos=True, **config)
         env.reset(seed=4)
         game = env.unwrapped.game
         rng = random.Random(4)

@@ -27,9 +27,26 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
 
 def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
     names = set(wheel.namelist())
-    for module in ("train", "evaluate", "config", "imitation", "self_play", "export", "plots"):
+    for module in (
+        "train",
+        "evaluate",
+        "config",
+        "imitation",
+        "self_play",
+        "export",
+        "plots",
+        "rllib_train",
+        "rllib_config",
+    ):
         assert f"ckc_env/training/{module}.py" in names, module
-    for preset in ("rules/base.yaml", "rules/stasi.yaml", "rules/adler.yaml", "rules/both.yaml", "train/quick.yaml"):
+    for preset in (
+        "rules/base.yaml",
+        "rules/stasi.yaml",
+        "rules/adler.yaml",
+        "rules/both.yaml",
+        "train/quick.yaml",
+        "rllib/smoke.yaml",
+    ):
         assert f"ckc_env/configs/{preset}" in names, preset
     assert not any(name.startswith(("training/", "configs/", "tests/")) for name in names)
     for module in ("game", "state", "chance", "observation", "beliefs", "agents", "replay", "summary"):
@@ -41,9 +58,10 @@ def test_the_wheel_declares_the_console_commands(wheel):
     text = wheel.read(entry_points).decode()
     for command in (
         "ckc-evaluate = ckc_env.training.evaluate:main",
-        "ckc-train = ckc_env.training.train:main",
+        "ckc-train = ckc_env.training.train:command",
         "ckc-export = ckc_env.training.export:main",
         "ckc-play = ckc_env.play:main",
         "ckc-plot = ckc_env.training.plots:main",
+        "ckc-rllib-train = ckc_env.training.rllib_train:main",
     ):
         assert command in text

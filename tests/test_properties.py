@@ -137,7 +137,7 @@ def check_decision(env, game) -> None:
 def play_checked(cfg: dict) -> dict:
     """Play one game with random legal actions, checking the invariants after every step."""
     seed = cfg["seed"]
-    env = ckc_env.raw_env(**{k: v for k, v in cfg.items() if k != "seed"})
+    env = ckc_env.raw_env(**{k: v for k, v in cfg.items() if k != "seed"}, summary_infos=True)
     env.reset(seed=seed)
     game = env.unwrapped.game
     rng = random.Random(seed)

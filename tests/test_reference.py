@@ -346,7 +346,7 @@ def choose(rng: random.Random, legal: list[int], pass_prob: float) -> int:
 
 def play(rules: Rules, deal: Deal, rng: random.Random, pass_prob: float, stats: Counter, reward: str = "points"):
     """Play one game through the env with random legal actions, checking it against the referee."""
-    env = ckc_env.raw_env(**env_kwargs(rules), reward=reward)
+    env = ckc_env.raw_env(**env_kwargs(rules), reward=reward, summary_infos=True)
     env.reset(seed=rng.randrange(2**31), options=deal.as_options(rules.clue_face))
     ref = Referee(rules, deal)
     totals = dict.fromkeys(env.possible_agents, 0.0)

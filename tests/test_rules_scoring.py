@@ -237,7 +237,12 @@ def _summaries_of_random_game(env, seed: int, choose) -> list[dict]:
 def test_s6_stasi_chip_does_not_undo_a_used_up_black_supply():
     """RULES.md 6 [decision] (as reported): 3 players, Stasi, a 2-chip black pool. In round 1 seat 2
     takes the Stasi chip and seat 0 the last black chip: black is used up, the game ends there."""
-    env = ckc_env.env(num_players=3, stasi=True, chip_pool={"gold": [3, 4, 5], "white": [1, 1, 2], "black": [0, -1]})
+    env = ckc_env.env(
+        num_players=3,
+        stasi=True,
+        summary_infos=True,
+        chip_pool={"gold": [3, 4, 5], "white": [1, 1, 2], "black": [0, -1]},
+    )
     rng = np.random.default_rng(0)
     summaries = _summaries_of_random_game(env, 0, lambda legal: int(rng.choice(legal)))
     assert len(summaries) == 1
@@ -249,7 +254,7 @@ def test_s6_stasi_chip_does_not_undo_a_used_up_black_supply():
 def test_s6_a_player_due_black_who_gets_none_ends_a_stasi_game():
     """RULES.md 6 [decision] (as reported): 4 players, Stasi, seed 4. In round 4 seat 0 is due black and
     gets none: the game ends with that round, for that reason."""
-    env = ckc_env.env(num_players=4, stasi=True)
+    env = ckc_env.env(num_players=4, stasi=True, summary_infos=True)
     rng = random.Random(4)
     summaries = _summaries_of_random_game(env, 4, rng.choice)
     last = summaries[-1]

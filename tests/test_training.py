@@ -12,7 +12,7 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ckc_env.training import evaluate, train  # noqa: E402
+from ckc_env.training import evaluate, rllib_config, train  # noqa: E402
 from ckc_env.training.config import PPO_RANGES, _ppo_arguments, load_config, parse_config  # noqa: E402
 
 from ckc_env import GameConfig  # noqa: E402
@@ -22,6 +22,8 @@ from ckc_env import GameConfig  # noqa: E402
 def test_every_config_file_loads(path):
     if path.parent.name == "rules":
         GameConfig.from_yaml(path)
+    elif path.parent.name == "rllib":  # ckc-rllib-train's configs
+        assert rllib_config.load_config(path).iterations > 0
     else:
         config = load_config(path)
         assert config.total_timesteps > 0

@@ -13,8 +13,9 @@ from the seeded RNG as usual):
 | ``rounds`` | list of mappings with keys ``deck``, ``tiles``, ``clues``, ``bag`` | the same, for rounds 1, 2, ... (instead of the top-level keys) |
 | ``chip_order`` | mapping colour -> list of chip tokens in the order they are taken: printed values, ``"stasi"``, ``"adler"`` | the face-down order of a colour's supply |
 
-An inconsistent option raises ``ValueError`` saying why. Unknown keys are ignored with a warning,
-because PettingZoo's API test resets with an option of its own.
+An inconsistent option raises ``ValueError`` saying why. Unknown keys are ignored, as gymnasium
+environments ignore options they do not use (PettingZoo's API test resets with ``{"options": 1}``);
+beside known keys, where they are most likely misspelt, with a warning naming the accepted keys.
 """
 
 from __future__ import annotations
@@ -120,7 +121,9 @@ def parse_reset_options(options: Mapping[str, Any] | None, config: GameConfig) -
     if not isinstance(options, Mapping):
         raise ValueError(f"reset options must be a mapping with keys {list(OPTION_KEYS)}, got {options!r}")
     unknown = sorted(set(options) - set(OPTION_KEYS))
-    if unknown:
+    # Options the environment does not use are ignored, as gymnasium's are; beside known keys an
+    # unknown one is most likely misspelt, so it is named.
+    if unknown and len(unknown) < len(options):
         warnings.warn(
             f"ignoring unknown reset option(s) {unknown}: accepted options are {list(OPTION_KEYS)}",
             stacklevel=3,

@@ -1,0 +1,280 @@
+"""Train the game's shared policy with Ray RLlib's PPO, on this machine or on a Ray cluster.
+
+    ckc-rllib-train vs_random                          # configs/rllib/vs_random.yaml, a local Ray
+    ckc-rllib-train vs_random --num-env-runners 4      # more sampling processes
+    ckc-rllib-train self_play --address auto           # the Ray cluster this machine belongs to
+    RAY_ADDRESS=ray://head:10001 ckc-rllib-train vs_bayes
+    ckc-rllib-train --resume runs/rllib_vs_random_seed0
+
+(``ckc-rllib-train`` is ``python -m ckc_env.training.rllib_train``; the ``rllib`` extra.)
+
+The script reads top to bottom: config -> run folder -> Ray -> algorithm -> train, log, checkpoint,
+evaluate -> save. Without ``--address`` (and without ``RAY_ADDRESS``) it starts a local Ray
+(``ray.init()``, no cluster); with one it joins the cluster there, and the same config spreads its
+``num_env_runners`` sampling actors and ``num_learners`` learner actors over the cluster's
+machines. The run folder holds ``config.yaml`` (the resolved config), ``command.txt``,
+``checkpoint/`` (RLlib's algorithm checkpoint: ``--resume`` continues from it), the shared module
+as safe agent files (``latest_model``, ``final_model`` and ``best_model``: ``.json`` +
+``.safetensors``, played with no ray and nothing unpickled), ``history.json`` (every
+iteration's figures), ``evaluations.json`` (tournaments through ``ckc_env.tournament``) and
+``tensorboard/`` (``charts/``, ``losses/``, ``perf/`` and ``eval/`` tags).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+from ckc_env.training.rllib_config import RLlibConfig, load_config
+from ckc_env.training.train import new_run_dir
+
+from ckc_env import cli, configs, specs
+from ckc_env.tournament import run_tournament
+
+RESULT_TAGS = {
+    "charts/episode_return_mean": ("env_runners", "episode_return_mean"),
+    "charts/episode_len_mean": ("env_runners", "episode_len_mean"),
+    "charts/illegal_actions": ("env_runners", "illegal_actions"),
+    "losses/policy_loss": ("learners", "shared", "policy_loss"),
+    "losses/vf_loss": ("learners", "shared", "vf_loss"),
+    "losses/entropy": ("learners", "shared", "entropy"),
+    "losses/mean_kl": ("learners", "shared", "mean_kl_loss"),
+}
+"""TensorBoard tags and where RLlib's result dict holds them."""
+
+
+def _lookup(result: dict[str, Any], path: tuple[str, ...]) -> float | None:
+    for key in path:
+        if not isinstance(result, dict) or key not in result:
+            return None
+        result = result[key]
+    try:
+        return float(result)
+    except (TypeError, ValueError):
+        return None
+
+
+def iteration_record(result: dict[str, Any], seconds: float, steps_before: int) -> dict[str, Any]:
+    """What the run keeps of one training iteration: its figures and its throughput."""
+    steps = int(result.get("num_env_steps_sampled_lifetime", 0))
+    record = {
+        "iteration": int(result["training_iteration"]),
+        "env_steps": steps,
+        "seconds": round(seconds, 3),
+        "learner_steps_per_s": round((steps - steps_before) / seconds, 1) if seconds > 0 else None,
+    }
+    for tag, path in RESULT_TAGS.items():
+        record[tag.split("/", 1)[1]] = _lookup(result, path)
+    return record
+
+
+def evaluate(card: Path, config: RLlibConfig) -> dict[str, dict[str, Any]]:
+    """The shared module (its safe agent file) against each evaluation table, seat-rotated."""
+    n = int(config.game.get("num_players", 5))
+    out = {}
+    for name, table in config.eval.opponents.items():
+        lineup = [str(card), *specs.for_seats(table, n - 1)]
+        # in this process: Ray's threads make forking tournament workers from the driver unsafe
+        result = run_tournament(lineup, games=config.eval.games, seed=config.seed + 1, config=config.game, workers=1)
+        stat = result.stats()[0]
+        out[name] = {
+            "win_rate": stat["win"].mean,
+            "win_ci95": [stat["win"].low, stat["win"].high],
+            "points": stat["points"].mean,
+            "chief_rate": stat["chief_rate"].mean,
+            "games": result.games,
+        }
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "config", nargs="?", help=f"an RLlib preset ({', '.join(configs.names('rllib'))}) or a YAML file"
+    )
+    parser.add_argument(
+        "--run-dir", default=None, help="run folder (default: runs/rllib_<config>_seed<seed>, or _2, ...)"
+    )
+    parser.add_argument("--resume", default=None, help="a run folder to continue up to its iterations")
+    parser.add_argument("--force", action="store_true", help="replace the run an existing --run-dir holds")
+    parser.add_argument("--iterations", type=cli.integer(1), default=None, help="override the config's iterations")
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="a Ray cluster to join ('auto', HOST:PORT or ray://HOST:10001; default: RAY_ADDRESS, else a local Ray)",
+    )
+    parser.add_argument("--num-env-runners", type=cli.integer(0), default=None, help="override scaling.num_env_runners")
+    parser.add_argument(
+        "--num-envs-per-env-runner", type=cli.integer(1), default=None, help="override scaling.num_envs_per_env_runner"
+    )
+    parser.add_argument("--num-learners", type=cli.integer(0), default=None, help="override scaling.num_learners")
+    parser.add_argument(
+        "--num-cpus",
+        type=cli.integer(1),
+        default=None,
+        help="a local Ray's logical CPUs (default: enough for every runner and learner, at least the machine's cores)",
+    )
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="let stable-baselines3 .zip or RLlib checkpoint opponents load (loading them unpickles)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if bool(args.config) == bool(args.resume):
+        parser.error("give a config file, or --resume RUN_DIR")
+    if args.resume and (args.force or args.run_dir):
+        parser.error("--resume continues the run folder it names: --force and --run-dir start a new run")
+    address = args.address or os.environ.get("RAY_ADDRESS") or None
+    if address and args.num_cpus is not None:
+        parser.error("--num-cpus sets up a local Ray: a cluster (--address, RAY_ADDRESS) has its own CPUs")
+
+    # --- config and run folder
+    try:
+        if args.resume:
+            run_dir = Path(args.resume)
+            if not (run_dir / "checkpoint").is_dir():
+                raise ValueError(f"{run_dir} holds no RLlib checkpoint to resume from (checkpoint/)")
+            config = load_config(run_dir / "config.yaml")
+        else:
+            config = load_config(configs.preset("rllib", args.config))
+            run_dir = new_run_dir(args.run_dir, f"runs/rllib_{Path(args.config).stem}_seed{config.seed}", args.force)
+        opponents = config.env.get("opponents", [])
+        for spec in [opponents] if isinstance(opponents, (str, dict)) else opponents:
+            specs.validate(spec, trust_checkpoint=args.trust_checkpoint)
+    except ValueError as exc:
+        parser.error(str(exc))
+    overrides = {
+        key: value
+        for key, value in (
+            ("num_env_runners", args.num_env_runners),
+            ("num_envs_per_env_runner", args.num_envs_per_env_runner),
+            ("num_learners", args.num_learners),
+        )
+        if value is not None
+    }
+    config = replace(config, scaling=replace(config.scaling, **overrides))
+    if args.iterations is not None:
+        config = replace(config, iterations=args.iterations)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    with (run_dir / "command.txt").open("a") as handle:
+        handle.write(shlex.join([sys.executable, *sys.argv]) + "\n")
+    history_path, evaluations_path = run_dir / "history.json", run_dir / "evaluations.json"
+    history = json.loads(history_path.read_text()) if args.resume and history_path.exists() else []
+    evaluations = json.loads(evaluations_path.read_text()) if args.resume and evaluations_path.exists() else []
+
+    # --- Ray: a local one, or the cluster at the address
+    import ray
+
+    from ckc_env import rllib
+
+    scaling = config.scaling
+    if address:
+        ray.init(address=address)
+    else:
+        needed = scaling.num_env_runners + scaling.num_learners + 1
+        ray.init(num_cpus=args.num_cpus or max(os.cpu_count() or 1, needed), include_dashboard=False)
+
+    # --- the algorithm (from the run's checkpoint with --resume)
+    env_config = {**config.env_config, "trust_checkpoint": args.trust_checkpoint}
+    algo = rllib.ppo_config(
+        env_config,
+        ppo=config.ppo,
+        model={**config.model, "vf_share_layers": config.model.get("vf_share_layers", False)},
+        num_env_runners=scaling.num_env_runners,
+        num_envs_per_env_runner=scaling.num_envs_per_env_runner,
+        num_learners=scaling.num_learners,
+        seed=config.seed,
+    ).build_algo()
+    if args.resume:
+        algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
+    players = [int(config.game.get("num_players", 5))]
+    training = {"seed": config.seed, "config": config.to_dict()}
+
+    def export(name: str, evaluation: dict[str, Any] | None = None) -> Path:
+        module = algo.get_module(rllib.MODULE_ID)
+        record = {**training, "iterations": done, "env_steps": history[-1]["env_steps"] if history else 0}
+        return rllib.save_agent_file(module, run_dir / name, players, record, evaluation)
+
+    def run_evaluation() -> None:
+        card = export("latest_model")
+        results = evaluate(card, config)
+        evaluations.append({"iteration": done, "env_steps": history[-1]["env_steps"], "results": results})
+        evaluations_path.write_text(json.dumps(evaluations, indent=2))
+        first = next(iter(config.eval.opponents))
+        for name, figures in results.items():
+            writer.add_scalar(f"eval/{name}_win_rate", figures["win_rate"], history[-1]["env_steps"])
+        best = max(evaluations, key=lambda e: e["results"][first]["win_rate"])
+        if best is evaluations[-1]:
+            for suffix in (".json", ".safetensors"):
+                shutil.copyfile(card.with_suffix(suffix), run_dir / f"best_model{suffix}")
+            card_data = json.loads((run_dir / "best_model.json").read_text())
+            card_data["weights"]["file"] = "best_model.safetensors"
+            card_data["evaluation"] = results
+            (run_dir / "best_model.json").write_text(json.dumps(card_data, indent=2) + "\n")
+        print(f"iteration {done}: " + ", ".join(f"{k} {v['win_rate']:.3f} {v['win_ci95']}" for k, v in results.items()))
+
+    # --- train, log, checkpoint, evaluate
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run_dir / "tensorboard"))
+    done = history[-1]["iteration"] if history else 0
+    started = time.time()
+    while done < config.iterations:
+        before = history[-1]["env_steps"] if history else 0
+        tick = time.perf_counter()
+        result = algo.train()
+        record = iteration_record(result, time.perf_counter() - tick, before)
+        done = record["iteration"] = done + 1
+        history.append(record)
+        history_path.write_text(json.dumps(history, indent=2))
+        for tag in RESULT_TAGS:
+            value = record[tag.split("/", 1)[1]]
+            if value is not None:
+                writer.add_scalar(tag, value, record["env_steps"])
+        writer.add_scalar("perf/learner_steps_per_s", record["learner_steps_per_s"] or 0.0, record["env_steps"])
+        print(
+            f"iteration {done}/{config.iterations}: {record['env_steps']} steps, return "
+            f"{record['episode_return_mean']}, {record['learner_steps_per_s']} steps/s, "
+            f"illegal actions {record['illegal_actions']}",
+            flush=True,
+        )
+        if done % config.checkpoint_every == 0 or done == config.iterations:
+            algo.save_to_path(str((run_dir / "checkpoint").resolve()))
+        if config.eval.every and done % config.eval.every == 0 and done < config.iterations:
+            run_evaluation()
+    algo.save_to_path(str((run_dir / "checkpoint").resolve()))
+    if not evaluations or evaluations[-1]["iteration"] < done:
+        run_evaluation()
+    final = evaluations[-1]["results"]
+    export("final_model", final)
+    summary = {
+        "iterations": done,
+        "env_steps": history[-1]["env_steps"],
+        "wall_clock_seconds_this_invocation": round(time.time() - started, 1),
+        "final": final,
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    writer.close()
+    algo.stop()
+    ray.shutdown()
+    print(json.dumps(final, indent=2))
+    print(f"run folder: {run_dir}")
+
+
+if __name__ == "__main__":
+    main()
