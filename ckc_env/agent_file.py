@@ -435,34 +435,41 @@ def _plain(value: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------- torch (train extra)
-def sb3_network(policy) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The card's ``network`` and the tensors of a MaskablePPO ``MlpPolicy`` (ValueError for any other build)."""
+def dense_layers(net: Any, prefix: str, head: Any, head_name: str) -> list[dict[str, Any]]:
+    """The card's layers of a torch MLP (``Linear`` layers, each followed by tanh or ReLU) and its
+    linear output ``head``, named by their ``state_dict`` prefixes; a ValueError for anything else.
+    Shared by every trainer whose networks export as agent files (stable-baselines3, RLlib)."""
     import torch
-    from stable_baselines3.common.torch_layers import FlattenExtractor
 
     activations = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
+    out: list[Dense] = []
+    modules = list(net)
+    for k, module in enumerate(modules):
+        if isinstance(module, torch.nn.Linear):
+            after = modules[k + 1] if k + 1 < len(modules) else None
+            if type(after) not in activations:
+                raise ValueError(f"{prefix}.{k} is not followed by tanh or relu: cannot export {net}")
+            out.append(Dense(f"{prefix}.{k}", module.in_features, module.out_features, activations[type(after)]))
+        elif type(module) not in activations:
+            raise ValueError(f"cannot export a {type(module).__name__} layer ({prefix}.{k})")
+    out.append(Dense(head_name, head.in_features, head.out_features, "identity"))
+    return [layer.to_json() for layer in out]
+
+
+def sb3_network(policy) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The card's ``network`` and the tensors of a MaskablePPO ``MlpPolicy`` (ValueError for any other build)."""
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
     if not isinstance(policy.features_extractor, FlattenExtractor):
         raise ValueError(f"only MlpPolicy's flatten features export, not {type(policy.features_extractor).__name__}")
     size = policy.features_extractor.features_dim
 
-    def layers(net: torch.nn.Sequential, prefix: str, head: torch.nn.Linear, head_name: str) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        modules = list(net)
-        for k, module in enumerate(modules):
-            if isinstance(module, torch.nn.Linear):
-                after = modules[k + 1] if k + 1 < len(modules) else None
-                if type(after) not in activations:
-                    raise ValueError(f"{prefix}.{k} is not followed by tanh or relu: cannot export {net}")
-                out.append(Dense(f"{prefix}.{k}", module.in_features, module.out_features, activations[type(after)]))
-            elif type(module) not in activations:
-                raise ValueError(f"cannot export a {type(module).__name__} layer ({prefix}.{k})")
-        out.append(Dense(head_name, head.in_features, head.out_features, "identity"))
-        return [layer.to_json() for layer in out]
-
     network = {
         "features": "flatten",
-        "policy": layers(policy.mlp_extractor.policy_net, "mlp_extractor.policy_net", policy.action_net, "action_net"),
-        "value": layers(policy.mlp_extractor.value_net, "mlp_extractor.value_net", policy.value_net, "value_net"),
+        "policy": dense_layers(
+            policy.mlp_extractor.policy_net, "mlp_extractor.policy_net", policy.action_net, "action_net"
+        ),
+        "value": dense_layers(policy.mlp_extractor.value_net, "mlp_extractor.value_net", policy.value_net, "value_net"),
     }
     tensors = {name: t.detach().cpu().numpy() for name, t in policy.state_dict().items()}
     if network["policy"][0]["inputs"] != size:

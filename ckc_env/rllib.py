@@ -318,29 +318,17 @@ def module_network(module: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     layers as MaskablePPO's ``MlpPolicy``, so the module plays in NumPy from a safe agent file."""
     import torch
 
-    from .agent_file import Dense
+    from .agent_file import dense_layers
 
-    activations = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
     encoder_ = module.encoder
     if not hasattr(encoder_, "actor_encoder") or not hasattr(encoder_, "critic_encoder"):
         raise ValueError("only a module with separate policy and value encoders exports (model.vf_share_layers: false)")
 
     def layers(net: Any, prefix: str, head: Any, head_name: str) -> list[dict[str, Any]]:
-        out = []
-        modules = list(net)
-        for k, layer in enumerate(modules):
-            if isinstance(layer, torch.nn.Linear):
-                after = modules[k + 1] if k + 1 < len(modules) else None
-                if type(after) not in activations:
-                    raise ValueError(f"{prefix}.{k} is not followed by tanh or relu: cannot export {net}")
-                out.append(Dense(f"{prefix}.{k}", layer.in_features, layer.out_features, activations[type(after)]))
-            elif type(layer) not in activations:
-                raise ValueError(f"cannot export a {type(layer).__name__} layer ({prefix}.{k})")
         heads = [m for m in head if isinstance(m, torch.nn.Linear)]
         if len(heads) != 1 or len(list(head)) != 1:
             raise ValueError(f"cannot export the head {head}: one linear layer expected (head_fcnet_hiddens: [])")
-        out.append(Dense(head_name, heads[0].in_features, heads[0].out_features, "identity"))
-        return [layer.to_json() for layer in out]
+        return dense_layers(net, prefix, heads[0], head_name)
 
     network = {
         "features": "flatten",
