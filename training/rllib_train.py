@@ -35,7 +35,7 @@ from typing import Any
 
 import yaml
 from ckc_env.training.rllib_config import RLlibConfig, load_config
-from ckc_env.training.train import new_run_dir
+from ckc_env.training.train import learner_result, new_run_dir
 
 from ckc_env import cli, configs, specs
 from ckc_env.tournament import run_tournament
@@ -85,14 +85,7 @@ def evaluate(card: Path, config: RLlibConfig) -> dict[str, dict[str, Any]]:
         lineup = [str(card), *specs.for_seats(table, n - 1)]
         # in this process: Ray's threads make forking tournament workers from the driver unsafe
         result = run_tournament(lineup, games=config.eval.games, seed=config.seed + 1, config=config.game, workers=1)
-        stat = result.stats()[0]
-        out[name] = {
-            "win_rate": stat["win"].mean,
-            "win_ci95": [stat["win"].low, stat["win"].high],
-            "points": stat["points"].mean,
-            "chief_rate": stat["chief_rate"].mean,
-            "games": result.games,
-        }
+        out[name] = learner_result(result)
     return out
 
 

@@ -52,17 +52,17 @@ def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust
         from ckc_env.single_agent import CheckpointCharlieSingleAgent
 
         opponents = config.opponents
-        if config.uses_self_play:
+        if config.uses_self_play and len(config.player_counts) == 1:  # seeded as before several counts existed
+            opponents = SnapshotOpponents.specs(
+                config.opponents, snapshot_dir, seed=derive_seed(config.seed, "self_play", rank)
+            )
+        elif config.uses_self_play:
             opponents = {
                 n: SnapshotOpponents.specs(
                     config.opponents_at(n), snapshot_dir, seed=derive_seed(config.seed, "self_play", rank, n)
                 )
                 for n in config.player_counts
             }
-            if len(config.player_counts) == 1:  # the seeds of runs from before several counts existed
-                opponents = SnapshotOpponents.specs(
-                    config.opponents, snapshot_dir, seed=derive_seed(config.seed, "self_play", rank)
-                )
         env = CheckpointCharlieSingleAgent(
             opponents=opponents,
             learner_seat=config.learner_seat,
@@ -118,14 +118,7 @@ def evaluate(
                 workers=None,
                 trust_checkpoint=trust_checkpoint,
             )
-            stat = result.stats()[0]
-            by_count[n] = {
-                "win_rate": stat["win"].mean,
-                "win_ci95": [stat["win"].low, stat["win"].high],
-                "points": stat["points"].mean,
-                "chief_rate": stat["chief_rate"].mean,
-                "games": result.games,
-            }
+            by_count[n] = learner_result(result)
         if len(by_count) == 1:
             out[name] = next(iter(by_count.values()))
             continue
@@ -138,6 +131,18 @@ def evaluate(
             "by_count": {str(n): r for n, r in by_count.items()},
         }
     return out
+
+
+def learner_result(result) -> dict[str, Any]:
+    """What a training evaluation records of the learner (seat 0 of the lineup) in a tournament."""
+    stat = result.stats()[0]
+    return {
+        "win_rate": stat["win"].mean,
+        "win_ci95": [stat["win"].low, stat["win"].high],
+        "points": stat["points"].mean,
+        "chief_rate": stat["chief_rate"].mean,
+        "games": result.games,
+    }
 
 
 def save_model(model, prefix: Path, config: TrainConfig, evaluation: dict[str, Any] | None = None) -> Path:
