@@ -5,13 +5,14 @@ same-run reference for PPO's own cost.
 
 The models and environments are built by training/train.py from two training configs (default:
 configs/train/full.yaml, the shipped agent's, and configs/train/full_vector.yaml, the same recipe
-on the batched engine: 1024 games stepped at once, n_steps 8 per slot), so the figures are those of
+on the batched engine: 2048 games stepped at once, n_steps 8 per slot, two torch threads), so the figures are those of
 the training script; only the opponents differ between the lines. "env only" lines step the
 environments with uniformly random legal learner actions and no learner at all: what the
 environment costs per learner step.
 
     python benchmarks/bench_training.py                                   # 3 repeats
     python benchmarks/bench_training.py --repeats 5 --json docs/results/bench_training.json
+    python benchmarks/bench_training.py --workers 1   # also the vector config in one process
 
 The project's aims: against bayes_v1 within 25% of the rate against random (ratio >= 0.75); the
 vector path at least 5 times the scalar path's learner steps/s (the same run's ratio).
@@ -20,6 +21,7 @@ vector path at least 5 times the scalar path's learner steps/s (the same run's r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -63,16 +65,21 @@ class Trivial(gym.Env):
         return np.ones(40, bool)
 
 
-def rate(config, make_env, steps: int) -> float:
-    """Learner steps/s of MaskablePPO on one scalar environment, after a warm-up rollout and update."""
+def rate(config, make_env, steps: int, threads: int = 1) -> float:
+    """Learner steps/s of MaskablePPO on one scalar environment, after a warm-up rollout and update,
+    with ``threads`` torch threads (training/train.py gives the scalar path one)."""
+    import torch
     from ckc_env.training.train import build_model
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    torch.set_num_threads(threads)
     model = build_model(config, DummyVecEnv([make_env]))
     model.learn(config.ppo.get("n_steps", 2048))  # warm-up: the first rollout and update, imports, caches
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
-    return steps / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    torch.set_num_threads(1)
+    return steps / elapsed
 
 
 def vector_rate(config, steps: int, label: str) -> float:
@@ -83,7 +90,8 @@ def vector_rate(config, steps: int, label: str) -> float:
     from stable_baselines3.common.vec_env import VecMonitor
 
     torch.set_num_threads(config.vector.threads)
-    model = build_model(config, VecMonitor(SB3VecEnv(make_vector_env(config))))
+    env = VecMonitor(SB3VecEnv(make_vector_env(config)))
+    model = build_model(config, env)
     rollout = config.ppo.get("n_steps", 2048) * config.vector.num_envs
     model.learn(rollout)  # warm-up
     steps = max(rollout, steps // rollout * rollout)
@@ -99,6 +107,7 @@ def vector_rate(config, steps: int, label: str) -> float:
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
     elapsed = time.perf_counter() - start
+    env.close()
     torch.set_num_threads(1)
     UPDATE_SHARE.setdefault(label, []).append(spent[0] / elapsed)
     return steps / elapsed
@@ -133,7 +142,9 @@ def env_rate(config, steps: int) -> float:
     start = time.perf_counter()
     for _ in range(rounds):
         env.step(_uniform_legal(env.action_masks().astype(np.int8), rng))
-    return rounds * env.num_envs / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    env.close()
+    return rounds * env.num_envs / elapsed
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -154,8 +165,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--vector-steps",
         type=cli.integer(1),
-        default=16384,
+        default=32768,
         help="learner steps per vector measurement (whole rollouts)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=cli.integer(0),
+        default=0,
+        help="also measure the vector config with its games in this many processes (0: not)",
     )
     parser.add_argument("--repeats", type=cli.integer(1), default=3)
     parser.add_argument("--json", metavar="FILE", help="write the rates and ratios to FILE")
@@ -187,6 +204,24 @@ def main(argv: list[str] | None = None) -> None:
                 "vector env only, vs 4 bayes_v1": lambda: env_rate(versus(vector, "bayes_v1"), args.vector_steps),
             }
         )
+    if vector is not None and vector.vector.threads != 1:  # the scalar path given the same torch threads
+        threads = vector.vector.threads
+        setups[f"vs 4 bayes_v1, {threads} torch threads"] = lambda: rate(
+            config, make_env_fn(versus(config, "bayes_v1"), 0, None), args.steps, threads
+        )
+    processes = f"{args.workers} worker{'s' if args.workers != 1 else ''}"
+    if vector is not None and args.workers:
+        split = TrainConfig(**{**vector.__dict__, "vector": dataclasses.replace(vector.vector, workers=args.workers)})
+        setups.update(
+            {
+                f"vector vs 4 bayes_v1, {processes}": lambda: vector_rate(
+                    versus(split, "bayes_v1"), args.vector_steps, f"vs 4 bayes_v1, {processes}"
+                ),
+                f"vector env only, vs 4 bayes_v1, {processes}": lambda: env_rate(
+                    versus(split, "bayes_v1"), args.vector_steps
+                ),
+            }
+        )
     print(f"config {args.config}: {config.game_config.num_players} players, belief_features={config.belief_features}")
     if vector is not None:
         print(f"vector config {args.vector_config}: num_envs={vector.vector.num_envs}, n_steps={vector.ppo['n_steps']}")
@@ -207,6 +242,17 @@ def main(argv: list[str] | None = None) -> None:
         ratios["vector / scalar, vs 4 random"] = ratio("vector vs 4 random", "vs 4 random")
         ratios["vector / scalar, env only"] = ratio("vector env only, vs 4 bayes_v1", "env only, vs 4 bayes_v1")
         ratios["vector bayes_v1 / random"] = ratio("vector vs 4 bayes_v1", "vector vs 4 random")
+        if vector.vector.threads != 1:
+            ratios[f"vector / scalar, vs 4 bayes_v1, both {vector.vector.threads} torch threads"] = ratio(
+                "vector vs 4 bayes_v1", f"vs 4 bayes_v1, {vector.vector.threads} torch threads"
+            )
+        if args.workers:
+            ratios[f"{processes} / the config's, vs 4 bayes_v1"] = ratio(
+                f"vector vs 4 bayes_v1, {processes}", "vector vs 4 bayes_v1"
+            )
+            ratios[f"{processes} / the config's, env only"] = ratio(
+                f"vector env only, vs 4 bayes_v1, {processes}", "vector env only, vs 4 bayes_v1"
+            )
     for name, value in ratios.items():
         print(f"{name:32s} {value:9.2f}")
     for name, shares in UPDATE_SHARE.items():
@@ -222,6 +268,7 @@ def main(argv: list[str] | None = None) -> None:
                     "rates": rates,
                     "medians": medians,
                     "ratios": ratios,
+                    "workers": args.workers,
                     "vector_update_share": UPDATE_SHARE,
                 },
                 indent=2,

@@ -20,7 +20,12 @@ from ckc_env.vector import CheckpointCharlieVectorEnv
 def test_the_vector_section_is_validated():
     config = parse_config({"vector": {"num_envs": 64}, "ppo": {"n_steps": 8, "batch_size": 512}})
     assert config.vector.num_envs == 64 and config.vector.threads == 1
-    assert config.to_dict()["vector"] == {"num_envs": 64, "threads": 1}
+    assert config.to_dict()["vector"] == {"num_envs": 64, "threads": 1, "workers": 1}
+    assert parse_config({"vector": {"num_envs": 64, "workers": 2}}).vector.workers == 2
+    with pytest.raises(ValueError, match=r"vector\.workers=65: accepted values are 1 to vector\.num_envs = 64"):
+        parse_config({"vector": {"num_envs": 64, "workers": 65}})
+    with pytest.raises(ValueError, match=r"vector\.workers=0"):
+        parse_config({"vector": {"num_envs": 64, "workers": 0}})
     assert parse_config({}).vector is None
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['vector.envs'\]"):
         parse_config({"vector": {"envs": 64}})
@@ -43,7 +48,8 @@ def test_the_teacher_plays_every_slot_and_returns_are_discounted():
     assert np.isfinite(data.returns).all() and data.returns.max() > 0
 
 
-def test_ckc_train_runs_on_the_vector_path(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ckc_train_runs_on_the_vector_path(tmp_path, workers):
     from ckc_env.training import train
 
     config = tmp_path / "vector.yaml"
@@ -51,7 +57,8 @@ def test_ckc_train_runs_on_the_vector_path(tmp_path):
         "seed: 0\ntotal_timesteps: 1024\nreward: margin\nopponents: [random]\n"
         "pretrain: {teacher: cheater, decisions: 300, epochs: 1, batch_size: 128}\n"
         "ppo: {n_steps: 8, batch_size: 128, n_epochs: 1}\npolicy: {net_arch: [32]}\n"
-        "eval: {every: 512, games: 10, opponents: {vs_random: [random]}}\nvector: {num_envs: 64}\n"
+        "eval: {every: 512, games: 10, opponents: {vs_random: [random]}}\n"
+        f"vector: {{num_envs: 64, workers: {workers}}}\n"
     )
     run = train.main([str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"])
     history = json.loads((run / "evaluations.json").read_text())

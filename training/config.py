@@ -22,7 +22,7 @@ pretrain: {teacher: bayes_v1, decisions: 300_000, epochs: 20}   # behaviour clon
 ppo: {learning_rate: 0.0003, n_steps: 2048, ...}      # exactly MaskablePPO's argument names
 policy: {net_arch: [256, 256]}                        # MlpPolicy's policy_kwargs
 eval: {every: 25_000, games: 200, opponents: {vs_bayes: [bayes_v1, ...], vs_random: [random, ...]}}
-vector: {num_envs: 1024, threads: 1}                  # the batched engine: num_envs games stepped at once
+vector: {num_envs: 1024, threads: 1, workers: 1}     # the batched engine: num_envs games stepped at once
 ```
 
 With several player counts, every evaluation table is played at each count (``games`` games each);
@@ -31,7 +31,10 @@ its result holds ``by_count`` and, for choosing the best model, the mean win rat
 ``vector`` trains on :class:`ckc_env.vector.CheckpointCharlieVectorEnv` (opponents and a pretraining
 teacher then need a batched form; ``n_envs`` must stay 1, and ``ppo.n_steps`` counts steps per game
 slot, so a rollout is ``n_steps x num_envs`` decisions); ``threads`` is torch's thread count while
-the batch waits for the gradient steps. Without it, training runs on the scalar single-agent view.
+the batch waits for the gradient steps; ``workers`` > 1 splits the slots across that many processes
+(:class:`ckc_env.subproc_vector.SubprocVectorEnv`), stepped at the same time, for machines with
+cores to spare (another worker count deals other games). Without it, training runs on the scalar
+single-agent view.
 """
 
 from __future__ import annotations
@@ -225,6 +228,7 @@ class Vector:
 
     num_envs: int = 1024  # games stepped at once
     threads: int = 1  # torch threads for the gradient steps
+    workers: int = 1  # processes the game slots are split across (ckc_env.subproc_vector)
 
 
 @dataclass(frozen=True)
@@ -341,8 +345,10 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         section = data["vector"]
         _reject_unknown("vector", section, tuple(f.name for f in fields(Vector)))
         kwargs["vector"] = Vector(**{k: _int(f"vector.{k}", v) for k, v in section.items()})
+        if kwargs["vector"].workers > kwargs["vector"].num_envs:
+            _fail("vector.workers", kwargs["vector"].workers, f"1 to vector.num_envs = {kwargs['vector'].num_envs}")
         if kwargs.get("n_envs", 1) != 1:
-            _fail("n_envs", kwargs["n_envs"], "1 with vector (its num_envs games run in one process)")
+            _fail("n_envs", kwargs["n_envs"], "1 with vector (vector.workers splits its games across processes)")
     if "ppo" in data:
         _reject_unknown("ppo", data["ppo"], _ppo_arguments())
         ppo = {key: _ranged(f"ppo.{key}", value, *PPO_RANGES[key]) for key, value in data["ppo"].items()}

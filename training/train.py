@@ -8,7 +8,8 @@
 
 The script reads top to bottom: config -> seed -> environments -> model -> callbacks -> learn ->
 save. A config with a ``vector`` section trains on the batched engine (``ckc_env.vector``: thousands
-of games stepped at once in this process, ``configs/train/full_vector.yaml``); without it, on
+of games stepped at once, in this process or split across ``vector.workers`` processes,
+``configs/train/full_vector.yaml``); without it, on
 ``n_envs`` scalar single-agent environments. A run folder holds everything needed to reproduce and use the run: ``config.yaml`` (the
 resolved config), ``command.txt``, the best model (best win rate against the first evaluation
 table) and the final one, each as a safe agent file to play (``best_model.json`` +
@@ -294,7 +295,7 @@ def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint:
     if config.vector is not None:  # the teacher plays every slot of a batch at once
         from ckc_env.training.vec_env import collect_batched, make_vector_env
 
-        env = make_vector_env(config, trust_checkpoint)
+        env = make_vector_env(config, trust_checkpoint, in_process=True)  # the teacher reads env.state
         data = collect_batched(env, settings.teacher, settings.decisions, model.gamma, seed, trust_checkpoint)
     else:
         env = make_env_fn(config, 0, run_dir / "snapshots", trust_checkpoint)().unwrapped
@@ -411,7 +412,7 @@ def main(argv: list[str] | None = None) -> Path:
     set_random_seed(config.seed)
     torch.set_num_threads(1 if config.vector is None else config.vector.threads)
     snapshot_dir = run_dir / "snapshots"
-    if config.vector is not None:  # the batched engine: num_envs games in this process
+    if config.vector is not None:  # the batched engine: num_envs games (in vector.workers processes)
         from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
         from stable_baselines3.common.vec_env import VecMonitor
 

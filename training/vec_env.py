@@ -19,13 +19,15 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
+from ckc_env.subproc_vector import SubprocVectorEnv
 from ckc_env.vector import CheckpointCharlieVectorEnv
 
 
 class SB3VecEnv(VecEnv):
-    """A :class:`~ckc_env.vector.CheckpointCharlieVectorEnv` behind stable-baselines3's ``VecEnv`` API."""
+    """A :class:`~ckc_env.vector.CheckpointCharlieVectorEnv` (or its
+    :class:`~ckc_env.subproc_vector.SubprocVectorEnv`) behind stable-baselines3's ``VecEnv`` API."""
 
-    def __init__(self, env: CheckpointCharlieVectorEnv) -> None:
+    def __init__(self, env: CheckpointCharlieVectorEnv | SubprocVectorEnv) -> None:
         self.env = env
         self.render_mode = None
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
@@ -87,18 +89,23 @@ class SB3VecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
 
-def make_vector_env(config, trust_checkpoint: bool = False) -> CheckpointCharlieVectorEnv:
+def make_vector_env(
+    config, trust_checkpoint: bool = False, in_process: bool = False
+) -> CheckpointCharlieVectorEnv | SubprocVectorEnv:
     """The vector environment a training config describes (its ``vector`` section, opponents, reward,
-    observation and game options)."""
-    return CheckpointCharlieVectorEnv(
-        config.vector.num_envs,
-        opponents=config.opponents,
-        learner_seat=config.learner_seat,
-        belief_features=config.belief_features,
-        reward=config.reward,
-        trust_checkpoint=trust_checkpoint,
+    observation and game options): with ``vector.workers`` > 1 its slots split across processes,
+    unless ``in_process`` (callers that read the batch state, as ``collect_batched``)."""
+    kwargs = {
+        "opponents": config.opponents,
+        "learner_seat": config.learner_seat,
+        "belief_features": config.belief_features,
+        "reward": config.reward,
+        "trust_checkpoint": trust_checkpoint,
         **config.game,
-    )
+    }
+    if config.vector.workers > 1 and not in_process:
+        return SubprocVectorEnv(config.vector.num_envs, workers=config.vector.workers, **kwargs)
+    return CheckpointCharlieVectorEnv(config.vector.num_envs, **kwargs)
 
 
 def collect_batched(
