@@ -1,8 +1,8 @@
 """The vector environment on several cores: its game slots split across worker processes.
 
 The batched engine steps every game of a batch in one Python thread, and most of a step's time is
-the per-call cost of its array operations (a call for 1024 games costs little more than one for
-100), so a second core cannot help inside one process. ``SubprocVectorEnv`` gives each of
+the per-call cost of its array operations (a pass over 1024 games costs about twice one over 50),
+so a second core cannot help inside one process. ``SubprocVectorEnv`` gives each of
 ``workers`` processes a contiguous shard of the slots, each a
 :class:`~ckc_env.vector.CheckpointCharlieVectorEnv` of its own, steps the shards at the same time
 and joins their results: the same observation, action, reward and info layout as the in-process
