@@ -43,7 +43,9 @@ from typing import Any
 import numpy as np
 
 from .engine.actions import N_ACTIONS
+from .files import CARD_BYTES, InputError, read_bytes, read_json, short, short_text
 from .layout import Layout
+from .loading import AgentSource, locate, weights_beside
 from .observation import LAYOUTS
 
 FORMAT = "ckc-env-agent"
@@ -51,32 +53,8 @@ FORMAT_VERSION = 1
 ENVIRONMENT = "checkpoint_charlie"
 ACTIVATIONS = ("tanh", "relu", "identity")
 CARD_KEYS = ("format", "format_version", "weights", "environment", "players", "network", "training", "evaluation")
-RUN_FOLDER_MODELS = ("best_model", "final_model")
-"""A run folder plays as its best model, else its final one."""
-
-TRUST_ENV = "CKC_TRUST_CHECKPOINTS"
-"""Set to 1 to trust every pickle-based checkpoint a process loads (as ``trust_checkpoint=True``)."""
-
-
-# ---------------------------------------------------------------------------------------------- trust
-def trusted(trust_checkpoint: bool = False) -> bool:
-    """Whether files that need unpickling may be loaded: ``trust_checkpoint`` or ``CKC_TRUST_CHECKPOINTS=1``."""
-    value = os.environ.get(TRUST_ENV, "").strip().lower()
-    if value not in ("", "0", "false", "no", "1", "true", "yes"):
-        raise ValueError(f"{TRUST_ENV}={os.environ[TRUST_ENV]!r}: accepted values are 1 (trust) or 0 (do not)")
-    return bool(trust_checkpoint) or value in ("1", "true", "yes")
-
-
-def untrusted_error(path: str | Path) -> ValueError:
-    """The refusal for a pickle-based file: what, why, and the two ways on."""
-    path = Path(path)
-    return ValueError(
-        f"refusing to load {path} without trust: a stable-baselines3 .zip stores cloudpickle blobs that run code "
-        "when the file is loaded (stable-baselines3 issue 2281), so it is loaded only when you say you trust it. "
-        f"Export it once to the safe format: `ckc-export {path} --trust-checkpoint` writes {path.stem}.json and "
-        f"{path.stem}.safetensors beside it, which load without running anything. Or trust it: trust_checkpoint=True "
-        f"in Python, --trust-checkpoint on the command line, or {TRUST_ENV}=1."
-    )
+WEIGHTS_BYTES = 1 << 30
+"""A weights file holds at most 1 GiB (the shipped networks are about 2.5 MB)."""
 
 
 # ---------------------------------------------------------------------------------------------- the card
@@ -113,7 +91,12 @@ class AgentCard:
 
     @property
     def weights_path(self) -> Path:
-        return self.path.parent / self.weights_file
+        """The weights beside the card, resolved and checked by the loading rule (``ckc_env.loading``)."""
+        return weights_beside(self.path, self.weights_file)
+
+    def weights_bytes(self) -> int:
+        """The size of the tensors' data the card's network needs (float32)."""
+        return sum(4 * int(np.prod(shape)) for shape in self.shapes().values())
 
     @property
     def layout(self) -> Layout:
@@ -124,56 +107,48 @@ class AgentCard:
         return {name: shape for layer in self.policy + self.value for name, shape in layer.shapes().items()}
 
 
-def card_path(path: str | Path) -> Path:
-    """The card a path names: a ``.json`` card, the card beside a ``.safetensors`` file, or a run
-    folder's best (else final) model."""
-    path = Path(path)
-    if path.is_dir():
-        for name in RUN_FOLDER_MODELS:
-            if (path / f"{name}.json").is_file():
-                return path / f"{name}.json"
-        raise ValueError(f"run folder {path} holds neither best_model.json nor final_model.json")
-    if path.suffix == ".safetensors":
-        path = path.with_suffix(".json")
-    if path.suffix != ".json":
-        raise ValueError(f"{path} is not an agent file: give its card (.json), its .safetensors or a run folder")
-    if not path.is_file():
-        raise ValueError(f"no agent card at {path} (a safe agent is NAME.json beside NAME.safetensors)")
-    return path
+def card_path(path: str | Path | AgentSource) -> Path:
+    """The card a path names (a ``.json`` card, the card beside a ``.safetensors`` file, or a run
+    folder's best, else final, model), resolved and checked by the loading rule (``ckc_env.loading``)."""
+    source = path if isinstance(path, AgentSource) else locate(path)
+    if source.kind != "card":
+        what = "a stable-baselines3 zip" if source.kind == "zip" else "an RLlib checkpoint"
+        raise InputError(f"{source.named} is {what}, not a safe agent file: give its card (.json) or a run folder")
+    return source.path
 
 
 def _need(where: str, data: dict[str, Any], key: str, kind: type | tuple[type, ...], meaning: str) -> Any:
     if key not in data:
-        raise ValueError(f"{where}: missing key {key!r} ({meaning})")
+        raise InputError(f"{where}: missing key {key!r} ({meaning})")
     value = data[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
-        raise ValueError(f"{where}: {key}={value!r} is not {meaning}")
+        raise InputError(f"{where}: {key}={short(value)} is not {meaning}")
     return value
 
 
 def _layers(where: str, layers: Any, inputs: int, outputs: int, what: str) -> tuple[Dense, ...]:
     if not isinstance(layers, list) or not layers:
-        raise ValueError(f"{where}: network.{what} must be a non-empty list of layers, got {layers!r}")
+        raise InputError(f"{where}: network.{what} must be a non-empty list of layers, got {short(layers)}")
     out = []
     width = inputs
     for k, layer in enumerate(layers):
         at = f"{where}: network.{what}[{k}]"
         if not isinstance(layer, dict):
-            raise ValueError(f"{at} must be a mapping with tensor, inputs, outputs, activation; got {layer!r}")
+            raise InputError(f"{at} must be a mapping with tensor, inputs, outputs, activation; got {short(layer)}")
         tensor = _need(at, layer, "tensor", str, "a tensor name")
         size_in = _need(at, layer, "inputs", int, "a positive integer")
         size_out = _need(at, layer, "outputs", int, "a positive integer")
         activation = _need(at, layer, "activation", str, f"one of {list(ACTIVATIONS)}")
         if activation not in ACTIVATIONS:
-            raise ValueError(f"{at}: activation {activation!r} is not one of {list(ACTIVATIONS)}")
+            raise InputError(f"{at}: activation {short(activation)} is not one of {list(ACTIVATIONS)}")
         if size_in != width or size_out <= 0:
-            raise ValueError(f"{at} takes {size_in} inputs with {size_out} outputs, but its input has {width} numbers")
+            raise InputError(f"{at} takes {size_in} inputs with {size_out} outputs, but its input has {width} numbers")
         out.append(Dense(tensor, size_in, size_out, activation))
         width = size_out
     if width != outputs:
-        raise ValueError(f"{where}: network.{what} ends with {width} outputs, it must give {outputs}")
+        raise InputError(f"{where}: network.{what} ends with {width} outputs, it must give {outputs}")
     if out[-1].activation != "identity":
-        raise ValueError(f"{where}: network.{what} must end in a linear layer (activation 'identity')")
+        raise InputError(f"{where}: network.{what} must end in a linear layer (activation 'identity')")
     return tuple(out)
 
 
@@ -181,82 +156,89 @@ def parse_card(data: Any, path: Path) -> AgentCard:
     """Check a card's content (ValueError naming the key and what is accepted)."""
     where = f"agent card {path}"
     if not isinstance(data, dict):
-        raise ValueError(f"{where}: a card is a JSON object with keys {list(CARD_KEYS)}")
+        raise InputError(f"{where}: a card is a JSON object with keys {list(CARD_KEYS)}")
     if data.get("format") != FORMAT:
-        raise ValueError(f"{where}: format={data.get('format')!r}, expected {FORMAT!r} (is this an agent card?)")
+        raise InputError(f"{where}: format={short(data.get('format'))}, expected {FORMAT!r} (is this an agent card?)")
     if data.get("format_version") != FORMAT_VERSION:
-        raise ValueError(
-            f"{where}: format_version={data.get('format_version')!r}; this version reads format {FORMAT_VERSION}"
+        raise InputError(
+            f"{where}: format_version={short(data.get('format_version'))}; this version reads format {FORMAT_VERSION}"
         )
     for key in CARD_KEYS:
         if key not in data:
-            raise ValueError(f"{where}: missing key {key!r} (a card has keys {list(CARD_KEYS)})")
+            raise InputError(f"{where}: missing key {key!r} (a card has keys {list(CARD_KEYS)})")
     weights = _need(where, data, "weights", dict, "a mapping with file and sha256")
     file = _need(f"{where}: weights", weights, "file", str, "a file name")
     if Path(file).name != file or not file.endswith(".safetensors"):
-        raise ValueError(f"{where}: weights.file={file!r} must be a .safetensors file name beside the card")
+        raise InputError(f"{where}: weights.file={short(file)} must be a .safetensors file name beside the card")
     sha256 = _need(f"{where}: weights", weights, "sha256", str, "a SHA-256 hex digest")
     env = _need(where, data, "environment", dict, "a mapping")
     name = _need(f"{where}: environment", env, "name", str, f"{ENVIRONMENT!r}")
     if name != ENVIRONMENT:
-        raise ValueError(f"{where}: environment.name={name!r}, this package plays {ENVIRONMENT!r}")
+        raise InputError(f"{where}: environment.name={name!r}, this package plays {ENVIRONMENT!r}")
     version = _need(f"{where}: environment", env, "version", str, f"one of {sorted(LAYOUTS)}")
     if version not in LAYOUTS:
-        raise ValueError(f"{where}: environment.version={version!r} is not one of {sorted(LAYOUTS)}")
+        raise InputError(f"{where}: environment.version={short(version)} is not one of {sorted(LAYOUTS)}")
     beliefs = env.get("belief_features")
     if not isinstance(beliefs, (bool, str)) or beliefs not in LAYOUTS[version]:
         accepted = ", ".join(repr(b) for b in LAYOUTS[version])
-        raise ValueError(f"{where}: environment.belief_features={beliefs!r}: {version} has {accepted}")
+        raise InputError(f"{where}: environment.belief_features={short(beliefs)}: {version} has {accepted}")
     size = _need(f"{where}: environment", env, "observation_size", int, "a positive integer")
     expected = LAYOUTS[version][beliefs].size
     if size != expected:
-        raise ValueError(
+        raise InputError(
             f"{where}: environment.observation_size={size}, but {ENVIRONMENT} {version} observations "
             f"(belief_features={beliefs}) have {expected} numbers"
         )
     actions = _need(f"{where}: environment", env, "action_count", int, "an integer")
     if actions != N_ACTIONS:
-        raise ValueError(f"{where}: environment.action_count={actions}, but {ENVIRONMENT} has {N_ACTIONS} actions")
+        raise InputError(f"{where}: environment.action_count={actions}, but {ENVIRONMENT} has {N_ACTIONS} actions")
     players = _need(where, data, "players", list, "a list of player counts")
     if not players or any(isinstance(p, bool) or p not in (3, 4, 5) for p in players):
-        raise ValueError(f"{where}: players={players!r} must list the player counts it was trained for (3, 4, 5)")
+        raise InputError(f"{where}: players={short(players)} must list the player counts it was trained for (3, 4, 5)")
     network = _need(where, data, "network", dict, "a mapping")
     features = network.get("features")
     if features != "flatten":
-        raise ValueError(f"{where}: network.features={features!r}; this version builds 'flatten' (MlpPolicy's)")
+        raise InputError(f"{where}: network.features={short(features)}; this version builds 'flatten' (MlpPolicy's)")
     policy = _layers(where, network.get("policy"), size, N_ACTIONS, "policy")
     value = _layers(where, network.get("value"), size, 1, "value")
     names = [layer.tensor for layer in policy + value]
     if len(set(names)) != len(names):
-        raise ValueError(f"{where}: network layers share tensor names {names}")
+        raise InputError(f"{where}: network layers share tensor names {short(names)}")
     for key in ("training", "evaluation"):
         if data[key] is not None and not isinstance(data[key], dict):
-            raise ValueError(f"{where}: {key} must be a mapping or null, got {data[key]!r}")
+            raise InputError(f"{where}: {key} must be a mapping or null, got {short(data[key])}")
     return AgentCard(
         path, file, sha256, version, beliefs, tuple(players), policy, value, data["training"], data["evaluation"]
     )
 
 
-def read_card(path: str | Path) -> AgentCard:
+def read_card(path: str | Path | AgentSource) -> AgentCard:
     """The card a path names, checked against the weights file's header (no tensor data is read)."""
     from safetensors import SafetensorError, safe_open
 
-    path = card_path(path)
+    source = path if isinstance(path, AgentSource) else locate(path)
+    path = card_path(source)
+    card = parse_card(read_json(path, "agent card", CARD_BYTES), path)
+    weights = card.weights_path
+    if source.weights is not None and weights != source.weights:
+        raise InputError(
+            f"{path.name} names weights {short_text(card.weights_file)}, not {short_text(Path(source.named).name)}: "
+            "name the card, or weights that their card names"
+        )
+    limit = min(WEIGHTS_BYTES, card.weights_bytes() + (1 << 20))
+    size = weights.stat().st_size
+    if size > limit:
+        raise InputError(f"weights {weights} have {size:,} bytes, but the card {path.name} needs about {limit:,}")
     try:
-        data = json.loads(path.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"agent card {path} is not valid JSON: {exc}") from None
-    card = parse_card(data, path)
-    if not card.weights_path.is_file():
-        raise ValueError(f"agent card {path} names weights {card.weights_file}, which is not beside it")
-    try:
-        with safe_open(card.weights_path, framework="numpy") as handle:
+        with safe_open(weights, framework="numpy") as handle:
             found = {}
             for name in handle.keys():  # noqa: SIM118 (safe_open is not a mapping)
                 view = handle.get_slice(name)
                 found[name] = (view.get_dtype(), list(view.get_shape()))
-    except SafetensorError as exc:
-        raise ValueError(f"weights {card.weights_path} are not a valid safetensors file (truncated?): {exc}") from None
+    except (SafetensorError, OSError, ValueError) as exc:
+        raise InputError(
+            f"weights {weights} are not a valid safetensors file (truncated?): {short(str(exc))}"
+        ) from None
     _check_tensors(card, found)
     return card
 
@@ -267,16 +249,16 @@ def _check_tensors(card: AgentCard, found: dict[str, tuple[str, list[int]]]) -> 
     expected = card.shapes()
     missing = sorted(set(expected) - set(found))
     if missing:
-        raise ValueError(f"{where}: missing tensors {missing} that the card {card.path.name} names")
+        raise InputError(f"{where}: missing tensors {short(missing)} that the card {card.path.name} names")
     extra = sorted(set(found) - set(expected))
     if extra:
-        raise ValueError(f"{where}: tensors {extra} that the card {card.path.name} does not name")
+        raise InputError(f"{where}: tensors {short(extra)} that the card {card.path.name} does not name")
     for name, shape in expected.items():
         dtype, actual = found[name]
         if dtype != "F32":
-            raise ValueError(f"{where}: tensor {name!r} is {dtype}, accepted: F32")
+            raise InputError(f"{where}: tensor {short(name)} is {dtype}, accepted: F32")
         if actual != shape:
-            raise ValueError(f"{where}: tensor {name!r} has shape {actual}, the card says {shape}")
+            raise InputError(f"{where}: tensor {short(name)} has shape {short(actual)}, the card says {shape}")
 
 
 # ---------------------------------------------------------------------------------------------- the network
@@ -291,6 +273,23 @@ class PolicyNetwork:
         self.observation_size = self.layout.size
         self._policy = [self._layer(layer, tensors) for layer in card.policy]
         self._value = [self._layer(layer, tensors) for layer in card.value]
+        self._probe()
+
+    def _probe(self) -> None:
+        """Refuse, at load time, weights that are finite but overflow on in-range observations
+        (float32 weights near 3e38 give NaN logits): the lowest, zero and highest observations."""
+        low, high = self.layout.bounds()
+        rows = np.stack([low, np.zeros_like(low), high]).astype(np.float32)
+        with np.errstate(all="ignore"):
+            fine = (
+                np.isfinite(self._forward(self._policy, rows)).all()
+                and np.isfinite(self._forward(self._value, rows)).all()
+            )
+        if not fine:
+            raise InputError(
+                f"agent {self.card.path}: its network gives NaN or infinite outputs on in-range observations "
+                "(weights too large to compute with in float32)"
+            )
 
     @staticmethod
     def _layer(layer: Dense, tensors: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, str]:
@@ -317,8 +316,17 @@ class PolicyNetwork:
         return x[0] if single else x
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
-        """Action logits, (40,) for one observation or (batch, 40) for rows of observations."""
-        return self._forward(self._policy, observations)
+        """Action logits, (40,) for one observation or (batch, 40) for rows of observations. Logits
+        that are not finite are an error naming the agent file: no action is chosen from them."""
+        with np.errstate(all="ignore"):
+            logits = self._forward(self._policy, observations)
+        if not np.isfinite(logits).all():
+            raise InputError(
+                f"agent {self.card.path}: its network gives NaN or infinite logits for "
+                f"{int((~np.isfinite(logits)).any(axis=-1).sum()) if logits.ndim == 2 else 1} observation(s); "
+                "no action is chosen from them"
+            )
+        return logits
 
     def values(self, observations: np.ndarray) -> np.ndarray:
         """The value network's estimate: a number per observation."""
@@ -333,32 +341,32 @@ class PolicyNetwork:
         return probs / probs.sum(axis=-1, keepdims=True)
 
 
-def load_agent(path: str | Path) -> PolicyNetwork:
+def load_agent(path: str | Path | AgentSource) -> PolicyNetwork:
     """The network of an agent file (card, ``.safetensors`` or run folder), checked throughout."""
     return PolicyNetwork(*_read(path))
 
 
-def _read(path: str | Path) -> tuple[AgentCard, dict[str, np.ndarray]]:
+def _read(path: str | Path | AgentSource) -> tuple[AgentCard, dict[str, np.ndarray]]:
     """The checked card and tensors: hash, names, dtypes, shapes and finite values."""
     from safetensors import SafetensorError
     from safetensors.numpy import load
 
     card = read_card(path)
-    data = card.weights_path.read_bytes()
+    data = read_bytes(card.weights_path, "weights", min(WEIGHTS_BYTES, card.weights_bytes() + (1 << 20)))
     if hashlib.sha256(data).hexdigest() != card.weights_sha256:
-        raise ValueError(
+        raise InputError(
             f"weights {card.weights_path} do not match the sha256 in {card.path}: "
             "the file was changed or belongs to another card"
         )
     try:
         tensors = load(data)
     except SafetensorError as exc:
-        raise ValueError(f"weights {card.weights_path} are not a valid safetensors file: {exc}") from None
+        raise InputError(f"weights {card.weights_path} are not a valid safetensors file: {short(str(exc))}") from None
     dtypes = {np.dtype(np.float32): "F32"}
     _check_tensors(card, {name: (dtypes.get(t.dtype, str(t.dtype)), list(t.shape)) for name, t in tensors.items()})
     bad = sorted(name for name, tensor in tensors.items() if not np.isfinite(tensor).all())
     if bad:
-        raise ValueError(f"weights {card.weights_path}: tensors {bad} hold NaN or infinite values")
+        raise InputError(f"weights {card.weights_path}: tensors {bad} hold NaN or infinite values")
     return card, tensors
 
 

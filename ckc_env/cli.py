@@ -12,6 +12,27 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import NoReturn
+
+from .files import short_text
+
+
+def need_extra(extra: str, *modules: str) -> None:
+    """A ValueError naming the extra to install when one of ``modules`` is missing."""
+    import importlib.util
+
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ValueError(
+            f'this needs the {extra} extra ({", ".join(missing)} not installed): pip install -e ".[{extra}]" '
+            f'in a checkout, or pip install "ckc-env[{extra}]"'
+        )
+
+
+def fail(parser: argparse.ArgumentParser, error: BaseException | str) -> NoReturn:
+    """End a command on bad input: the usage, the message (control characters from files escaped,
+    its length bounded) and exit status 2."""
+    parser.error(short_text(str(error), 4000))
 
 
 def integer(low: int | None = None, high: int | None = None) -> Callable[[str], int]:

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .files import InputError, read_yaml, short
+
 COLOURS = ("gold", "white", "black")
 GOLD, WHITE, BLACK = 0, 1, 2
 
@@ -50,7 +52,7 @@ NON_ACCUSER_CHOICES = ("chief_in_deck", "chief_uncaught")
 
 
 def _fail(name: str, value: Any, accepted: str) -> None:
-    raise ValueError(f"invalid {name}={value!r}: accepted values are {accepted}")
+    raise ValueError(f"invalid {name}={short(value)}: accepted values are {accepted}")
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
@@ -192,20 +194,12 @@ def _check_int_or_random(name: str, value: Any, n: int) -> None:
 
 
 def load_yaml_mapping(path: str | Path) -> dict[str, Any]:
-    """Read a YAML file that must hold a mapping; malformed YAML gets a ValueError naming the file."""
-    import yaml
-
+    """Read a YAML file that must hold a mapping; a malformed, oversized, aliased or too deeply
+    nested file gets a ValueError naming the file (:func:`ckc_env.files.read_yaml`)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ValueError(f"cannot read config file {path}: {exc}") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"malformed YAML in {path}: {exc}") from exc
+    data = read_yaml(path, "config file")
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ValueError(f"{path} must hold a mapping of option names to values, got {type(data).__name__}")
+        raise InputError(f"{path} must hold a mapping of option names to values, got {type(data).__name__}")
     return data

@@ -44,6 +44,7 @@ from .engine.actions import (
 )
 from .engine.cards import FEATURE_LETTERS, FEATURES, INVESTIGATOR, N_CATS, cat_name, cats_in, clue_name
 from .engine.view import PlayerView
+from .files import printable
 
 COLOUR_STYLE = {"gold": "bold yellow", "white": "bold white", "black": "bold bright_black"}
 HELP = f"""[bold]How to answer[/]
@@ -59,6 +60,11 @@ HELP = f"""[bold]How to answer[/]
 the clues left in the bag). Accuse a cat in any row: the chief earns gold, an assistant (4 clue
 values) white, anyone else black. The round ends when all but one player have accused or the deck
 is empty; 10 points, a colour used up or the fifth round ends the game."""
+
+
+def shown(text: str) -> str:
+    """A name or text from a file or the command line, for rich: markup and control characters escaped."""
+    return escape(printable(text))
 
 
 class PlayerQuitError(Exception):
@@ -242,7 +248,7 @@ def seat_table(view: PlayerView, seat: int, labels: list[str] | None = None) -> 
         table.add_column(column, overflow="fold")
     exposed = view.exposed_clues
     for s in range(view.num_players):
-        name = f"player_{s}" + (f" ({escape(labels[s])})" if labels and s != seat else "")
+        name = f"player_{s}" + (f" ({shown(labels[s])})" if labels and s != seat else "")
         tags = []
         if s == view.drawer and not view.game_over:
             tags.append("draws")
@@ -407,7 +413,7 @@ def final_text(summary: dict[str, Any], labels: list[str] | None = None) -> str:
     order = np.argsort([-(t * 100 + g) for t, g in zip(summary["totals"], summary["gold"], strict=True)], kind="stable")
     lines = [f"[bold]Game over[/] ({', '.join(summary['reasons'])}): all chips are turned over"]
     for s in order:
-        name = f"player_{s}" + (f" ({escape(labels[s])})" if labels else "")
+        name = f"player_{s}" + (f" ({shown(labels[s])})" if labels else "")
         mark = "  [bold green]wins[/]" if s in summary["winners"] else ""
         lines.append(f"  {name}: {summary['totals'][s]} points, {summary['gold'][s]} gold{mark}")
     return "\n".join(lines)

@@ -45,7 +45,7 @@ from .config import GameConfig, load_yaml_mapping
 from .engine.actions import action_to_string
 from .engine.cards import cat_name, clue_name
 from .engine.view import PlayerView
-from .human import HumanAgent, PlayerQuitError
+from .human import HumanAgent, PlayerQuitError, shown
 from .render import render_text
 from .replay import Replay
 from .seeding import derive_seed
@@ -155,7 +155,7 @@ def play_human(
     human.labels = labels
     console.print(
         f"[bold]Checkpoint Charlie[/], {config.num_players} players, seed {seed}. You are player_{seat}; "
-        + ", ".join(f"player_{s}: {escape(labels[s])}" for s in range(config.num_players) if s != seat)
+        + ", ".join(f"player_{s}: {shown(labels[s])}" for s in range(config.num_players) if s != seat)
         + ". Type ? for help."
     )
     replay = Replay(config, seed, labels)
@@ -190,7 +190,7 @@ def show_replay(replay: Replay, console: Console, pause: bool, source: str = "re
     config = replay.config
     console.print(
         f"[bold]Replay[/] of a {config.num_players}-player game, seed {replay.seed}, {len(replay.actions)} decisions: "
-        + ", ".join(f"player_{s} {escape(p)}" for s, p in enumerate(replay.players))
+        + ", ".join(f"player_{s} {shown(p)}" for s, p in enumerate(replay.players))
     )
     rounds_seen = 0
     for step, state in replay.states(source):
@@ -211,7 +211,7 @@ def show_replay(replay: Replay, console: Console, pause: bool, source: str = "re
             soft_wrap=True,
         )
         action = replay.actions[step]
-        console.print(f"[bold]player_{seat}[/] ({escape(replay.players[seat])}): {escape(action_to_string(action))}")
+        console.print(f"[bold]player_{seat}[/] ({shown(replay.players[seat])}): {escape(action_to_string(action))}")
         if pause:
             answer = console.input("[dim]Enter: next step, c: to the end, q: quit[/] ").strip().lower()
             if answer == "q":
@@ -278,7 +278,7 @@ def main(
         watch(config, opponents, args, console)
         return 0
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
 
 
 def _table(args: argparse.Namespace) -> tuple[GameConfig, list[specs.PlayerSpec]]:

@@ -24,73 +24,61 @@ from .agent_file import PolicyNetwork
 from .agents.base import Agent
 from .engine.actions import N_ACTIONS
 from .engine.view import PlayerView
+from .files import InputError
+from .loading import AgentSource, locate, require_trust
 from .observation import LAYOUTS, encoder, layout_by_size
-
-SAFE_SUFFIXES = (".json", ".safetensors")
-CHECKPOINT_SUFFIXES = (*SAFE_SUFFIXES, ".zip")
-
-
-def resolve_checkpoint(path: str | Path) -> Path:
-    """The model file a checkpoint path names: the file itself, or a run folder's best (else
-    final) model, the safe card before the zip."""
-    path = Path(path)
-    if path.is_dir():
-        for name in (*(f"{m}.json" for m in agent_file.RUN_FOLDER_MODELS), "best_model.zip", "final_model.zip"):
-            if (path / name).is_file():
-                return path / name
-        raise ValueError(f"run folder {path} holds no model: best_model.json, final_model.json or their .zip")
-    if not path.is_file():
-        raise ValueError(f"no checkpoint at {path}: give an agent card (.json), its .safetensors or a run folder")
-    if path.suffix not in CHECKPOINT_SUFFIXES:
-        raise ValueError(
-            f"{path} is not an agent file: give an agent card (.json), its .safetensors, a run folder, "
-            "or a stable-baselines3 .zip with trust"
-        )
-    return path
 
 
 def is_safe(path: str | Path) -> bool:
-    """Whether a checkpoint path loads without unpickling (its resolved file is a card or safetensors)."""
-    return resolve_checkpoint(path).suffix in SAFE_SUFFIXES
+    """Whether a checkpoint path loads without unpickling (it resolves to an agent card)."""
+    return locate(path).kind == "card"
 
 
 _NETWORKS: dict[tuple[Path, int, int], PolicyNetwork] = {}
 
 
-def load_policy(path: str | Path, trust_checkpoint: bool = False) -> PolicyNetwork:
+def load_policy(path: str | Path | AgentSource, trust_checkpoint: bool = False) -> PolicyNetwork:
     """The policy network of a checkpoint, once per process and file version (tournaments build
-    agents per game; a file rewritten during training is loaded again). A ``.zip`` is refused
-    unless trusted, before anything of it is read."""
-    model_path = resolve_checkpoint(path).resolve()
-    if model_path.suffix == ".zip" and not agent_file.trusted(trust_checkpoint):
-        raise agent_file.untrusted_error(resolve_checkpoint(path))
-    if model_path.suffix == ".safetensors":
-        model_path = agent_file.card_path(model_path).resolve()
-    stat = model_path.stat()
-    key = (model_path, stat.st_mtime_ns, stat.st_size)
+    agents per game; a file rewritten during training is loaded again). The path is resolved once
+    by the loading rule (``ckc_env.loading``): a card loads as it is; a ``.zip`` is refused unless
+    trusted, before anything of it is read; an RLlib checkpoint is not a policy file."""
+    source = path if isinstance(path, AgentSource) else locate(path)
+    if source.kind == "rllib":
+        raise InputError(f"{source.named} is an RLlib checkpoint: it plays as ckc_env.rllib.RLlibAgent, with trust")
+    require_trust(source, trust_checkpoint)
+    stat = source.path.stat()
+    key = (source.path, stat.st_mtime_ns, stat.st_size)
     if key not in _NETWORKS:
-        _NETWORKS[key] = agent_file.load_agent(model_path) if model_path.suffix == ".json" else _from_zip(model_path)
+        if source.kind == "card":
+            _NETWORKS[key] = agent_file.load_agent(source)
+        else:
+            _NETWORKS[key] = _from_zip(source, trust_checkpoint)
     return _NETWORKS[key]
 
 
-def _from_zip(path: Path) -> PolicyNetwork:
+def _from_zip(source: AgentSource, trust_checkpoint: bool) -> PolicyNetwork:
     """A trusted MaskablePPO zip, loaded by stable-baselines3 (this unpickles) and turned into the
     same NumPy network as its export would give."""
-    model = load_sb3(path)
-    layout_of(model, path)
-    return agent_file.sb3_policy_network(model, path)
+    model = load_sb3(source, trust_checkpoint)
+    layout_of(model, source.named)
+    return agent_file.sb3_policy_network(model, source.path)
 
 
-def load_sb3(path: str | Path):
-    """``MaskablePPO.load`` of a zip the caller has decided to trust (it unpickles the file's data)."""
+def load_sb3(path: str | Path | AgentSource, trust_checkpoint: bool = False):
+    """``MaskablePPO.load`` of a zip (it unpickles the file's data): only a path that resolves to a
+    zip archive, and only with trust (``trust_checkpoint`` or ``CKC_TRUST_CHECKPOINTS=1``)."""
+    source = path if isinstance(path, AgentSource) else locate(path)
+    if source.kind != "zip":
+        raise InputError(f"{source.named} is not a stable-baselines3 .zip (it loads as a {source.kind})")
+    require_trust(source, trust_checkpoint)
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ValueError('loading a stable-baselines3 zip needs the train extra: pip install -e ".[train]"') from exc
     try:
-        return MaskablePPO.load(path, device="cpu")
+        return MaskablePPO.load(source.path, device="cpu")
     except Exception as exc:
-        raise ValueError(f"{path} is not a MaskablePPO checkpoint this version can load: {exc}") from exc
+        raise InputError(f"{source.named} is not a MaskablePPO checkpoint this version can load: {exc}") from exc
 
 
 def layout_of(model, source: str | Path) -> object:
@@ -112,14 +100,10 @@ def layout_of(model, source: str | Path) -> object:
     return found[2]
 
 
-def check_checkpoint(path: str | Path, trust_checkpoint: bool = False) -> None:
-    """Fail early with a clear message. A safe agent is checked from its card and the safetensors
-    header alone; a zip is refused without trust, and with trust loaded once (as stable-baselines3 does)."""
-    model_path = resolve_checkpoint(path)
-    if model_path.suffix in SAFE_SUFFIXES:
-        agent_file.read_card(model_path)
-    else:
-        load_policy(path, trust_checkpoint)
+def check_checkpoint(path: str | Path | AgentSource, trust_checkpoint: bool = False) -> PolicyNetwork:
+    """Fail early with a clear message: the checkpoint is loaded as it will be played (a card with
+    its hash, tensors and a probe of its network; a zip only with trust), once per process."""
+    return load_policy(path, trust_checkpoint)
 
 
 class PolicyAgent(Agent):
@@ -127,10 +111,14 @@ class PolicyAgent(Agent):
     otherwise an action drawn from the policy with the agent's own seeded generator)."""
 
     def __init__(
-        self, path: str | Path, seed: int | None = None, deterministic: bool = True, trust_checkpoint: bool = False
+        self,
+        path: str | Path | AgentSource,
+        seed: int | None = None,
+        deterministic: bool = True,
+        trust_checkpoint: bool = False,
     ) -> None:
         super().__init__(seed)
-        self.path = str(path)
+        self.path = path.named if isinstance(path, AgentSource) else str(path)
         self.name = self.path
         self.network = load_policy(path, trust_checkpoint)
         self.layout = self.network.layout

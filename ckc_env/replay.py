@@ -26,10 +26,13 @@ from typing import Any
 from . import engine
 from .config import GameConfig
 from .engine.state import GameState
+from .files import read_json, short
 
 FORMAT = "ckc-replay"
 VERSION = 1
 ENV = "checkpoint_charlie_v1"
+MAX_NAME = 500
+"""The longest player name a replay file may hold (names are shown with control characters escaped)."""
 
 
 @dataclass
@@ -65,7 +68,9 @@ class Replay:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{source} is not a replay file: it must be a JSON object with format {FORMAT!r}")
         if data.get("version") != VERSION:
-            raise ValueError(f"{source}: replay version {data.get('version')!r} is not supported (this is {VERSION})")
+            raise ValueError(
+                f"{source}: replay version {short(data.get('version'))} is not supported (this is {VERSION})"
+            )
         missing = [k for k in ("config", "seed", "players", "actions") if k not in data]
         if missing:
             raise ValueError(f"{source}: missing key(s) {missing}")
@@ -75,23 +80,28 @@ class Replay:
             raise ValueError(f"{source}: {exc}") from None
         seed, actions, players = data["seed"], data["actions"], data["players"]
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"{source}: seed must be a non-negative integer, got {seed!r}")
+            raise ValueError(f"{source}: seed must be a non-negative integer, got {short(seed)}")
         if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
             raise ValueError(f"{source}: actions must be a list of integers")
-        if not isinstance(players, list) or len(players) != config.num_players:
-            raise ValueError(f"{source}: players must name the {config.num_players} seats")
-        return cls(config, seed, [str(p) for p in players], actions, bool(data.get("finished")), data.get("result"))
+        if (
+            not isinstance(players, list)
+            or len(players) != config.num_players
+            or not all(isinstance(p, str) and len(p) <= MAX_NAME for p in players)
+        ):
+            raise ValueError(
+                f"{source}: players must name the {config.num_players} seats, each a text of at most {MAX_NAME} characters"
+            )
+        result = data.get("result")
+        if result is not None and not (
+            isinstance(result, dict) and all(isinstance(result.get(k, []), list) for k in ("totals", "winners"))
+        ):
+            raise ValueError(f"{source}: result must be null or a mapping whose totals and winners are lists")
+        return cls(config, seed, players, actions, bool(data.get("finished")), result)
 
     @classmethod
     def load(cls, path: str | Path) -> Replay:
         path = Path(path)
-        try:
-            data = json.loads(path.read_text())
-        except OSError as exc:
-            raise ValueError(f"cannot read replay file {path}: {exc.strerror or exc}") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not JSON: {exc}") from None
-        return cls.from_json(data, str(path))
+        return cls.from_json(read_json(path, "replay file"), str(path))
 
     def states(self, source: str = "replay") -> Iterator[tuple[int, GameState]]:
         """``(step, state)`` before each recorded action, then ``(len(actions), final state)``.

@@ -39,6 +39,7 @@ from .checkpoint_charlie import raw_env
 from .config import GameConfig
 from .engine.actions import N_ACTIONS
 from .engine.view import PlayerView
+from .loading import RLLIB_MODULE, AgentSource, require_trust, rllib_module_dir
 from .observation import encoder, layout_by_size
 from .seeding import derive_seed
 
@@ -251,11 +252,11 @@ def _to_shared_module(agent_id: str, episode: Any, **kwargs: Any) -> str:
 def module_dir(path: str | Path) -> Path:
     """The shared module's folder in an RLlib checkpoint: the algorithm checkpoint, its module
     folder, or a ``ckc-rllib-train`` run folder (its ``checkpoint``)."""
-    found = specs.rllib_module_dir(path)
+    found = rllib_module_dir(path)
     if found is None:
         raise ValueError(
             f"{path} holds no RLlib checkpoint of the {MODULE_ID!r} module: give a ckc-rllib-train run folder, "
-            f"its checkpoint folder or {specs.RLLIB_MODULE} inside it"
+            f"its checkpoint folder or {RLLIB_MODULE} inside it"
         )
     return found
 
@@ -263,11 +264,16 @@ def module_dir(path: str | Path) -> Path:
 _MODULES: dict[tuple[Path, int], Any] = {}
 
 
-def load_module(path: str | Path):
-    """The shared RLModule of a checkpoint, once per process and checkpoint version."""
+def load_module(path: str | Path | AgentSource, trust_checkpoint: bool = False):
+    """The shared RLModule of a checkpoint, once per process and checkpoint version. RLlib
+    unpickles the module's files, so this needs trust (``trust_checkpoint`` or ``CKC_TRUST_CHECKPOINTS=1``)."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    folder = module_dir(path).resolve()
+    source = path if isinstance(path, AgentSource) else AgentSource(str(path), "rllib", module_dir(path).resolve())
+    if source.kind != "rllib":
+        raise ValueError(f"{source.named} is not an RLlib checkpoint (it loads as a {source.kind})")
+    require_trust(source, trust_checkpoint)
+    folder = source.path
     key = (folder, (folder / "module_state.pkl").stat().st_mtime_ns)
     if key not in _MODULES:
         module = RLModule.from_checkpoint(folder)
@@ -278,16 +284,23 @@ def load_module(path: str | Path):
 
 class RLlibAgent(Agent):
     """Plays the shared module of an RLlib checkpoint (deterministic by default: the most probable
-    legal action; otherwise drawn from the policy with the agent's own seeded generator)."""
+    legal action; otherwise drawn from the policy with the agent's own seeded generator). Loading
+    it unpickles, so it needs trust."""
 
-    def __init__(self, path: str | Path, seed: int | None = None, deterministic: bool = True) -> None:
+    def __init__(
+        self,
+        path: str | Path | AgentSource,
+        seed: int | None = None,
+        deterministic: bool = True,
+        trust_checkpoint: bool = False,
+    ) -> None:
         super().__init__(seed)
         import torch
 
         self._torch = torch
-        self.path = str(path)
+        self.path = path.named if isinstance(path, AgentSource) else str(path)
         self.name = self.path
-        self.module = load_module(path)
+        self.module = load_module(path, trust_checkpoint)
         size = self.module.observation_space["observations"].shape[0]
         found = layout_by_size(size)
         if found is None:

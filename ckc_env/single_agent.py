@@ -38,6 +38,7 @@ from .agents.base import Agent
 from .checkpoint_charlie import raw_env
 from .engine.actions import N_ACTIONS
 from .engine.view import PlayerView
+from .files import short
 from .seeding import derive_seed
 from .specs import PlayerSpec
 
@@ -60,7 +61,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         **rules: Any,
     ) -> None:
         if reward not in ("points", "win", "margin"):
-            raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win' or 'margin'")
+            raise ValueError(f"invalid reward={short(reward)}: accepted values are 'points', 'win' or 'margin'")
         self.reward = reward
         self.counts = player_counts(num_players)
         aec_reward = "points" if reward == "margin" else reward  # margin is computed here from the points
@@ -81,7 +82,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < fewest
         ):
             raise ValueError(
-                f"invalid learner_seat={learner_seat!r}: accepted values are 'random' or 0 to {fewest - 1}"
+                f"invalid learner_seat={short(learner_seat)}: accepted values are 'random' or 0 to {fewest - 1}"
             )
         self.trust_checkpoint = trust_checkpoint
         self.learner_seat_option = learner_seat
@@ -168,7 +169,9 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
             seat = game.current_seat
             action = self._opponents[seat].act(self._views[seat], aec.observe_lazily(aec.possible_agents[seat]))
             if not engine.is_legal(game, action):
-                raise ValueError(f"opponent {self._opponents[seat]!r} at seat {seat} chose illegal action {action}")
+                raise ValueError(
+                    f"opponent {short(self._opponents[seat])} at seat {seat} chose illegal action {action}"
+                )
             engine.apply(game, action)
             earned += self._collect()
         return earned
@@ -213,12 +216,14 @@ def player_counts(num_players: int | Sequence[int]) -> tuple[int, ...]:
     given = [num_players] if isinstance(num_players, int) and not isinstance(num_players, bool) else num_players
     accepted = "a player count from 3 to 5, or a list of distinct counts such as [3, 4, 5]"
     if isinstance(given, (str, bytes)) or not isinstance(given, Sequence) or not given:
-        raise ValueError(f"invalid num_players={num_players!r}: accepted values are {accepted}")
+        raise ValueError(f"invalid num_players={short(num_players)}: accepted values are {accepted}")
     for n in given:
         if isinstance(n, bool) or not isinstance(n, int) or not 3 <= n <= 5:
-            raise ValueError(f"invalid num_players={num_players!r}: accepted values are {accepted}")
+            raise ValueError(f"invalid num_players={short(num_players)}: accepted values are {accepted}")
     if len(set(given)) != len(given):
-        raise ValueError(f"invalid num_players={num_players!r}: a count appears twice; accepted values are {accepted}")
+        raise ValueError(
+            f"invalid num_players={short(num_players)}: a count appears twice; accepted values are {accepted}"
+        )
     return tuple(sorted(given))
 
 
@@ -239,7 +244,7 @@ def per_count(value: Any, counts: Sequence[int], what: str) -> dict[int, Any]:
         return {n: value for n in counts}
     if sorted(value) != sorted(counts):
         raise ValueError(
-            f"invalid {what}={dict(value)!r}: a mapping by player count needs exactly the counts {list(counts)}"
+            f"invalid {what}={short(dict(value))}: a mapping by player count needs exactly the counts {list(counts)}"
         )
     return {n: value[n] for n in counts}
 

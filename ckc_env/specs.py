@@ -11,20 +11,26 @@ the command line.
 | ``"self"`` | ``"self"`` | in training only: frozen snapshots of the learner |
 
 Specs, not agent objects, cross process boundaries: every worker builds its own players from them.
-Checking a spec never runs a file's content: a safe agent is checked from its card and the
-safetensors header, and a ``.zip`` (whose loading unpickles) is refused unless trusted
-(:mod:`ckc_env.agent_file`).
+Checking a spec never runs a file's content: a path is resolved once by the loading rule
+(:mod:`ckc_env.loading`: links followed, the kind decided on the file that will be read), a safe
+agent is loaded as it will play (card, hash, tensors), and a ``.zip`` or an RLlib checkpoint (whose
+loading unpickles) is refused unless trusted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import loading
 from .agents import REGISTRY, Agent, make_agent
+from .files import short
+from .loading import RLLIB_MODULE as RLLIB_MODULE
+from .loading import SUFFIX_KINDS, locate, require_trust
 
 PlayerSpec = str | Mapping[str, Any]
 SELF = "self"
@@ -44,7 +50,7 @@ def parse(spec: PlayerSpec, allow_self: bool = False) -> Spec:
     name = spec.get("name") if isinstance(spec, Mapping) else spec
     if not isinstance(name, str) or not name:
         raise ValueError(
-            f"a player is an agent name, a mapping with 'name', or a checkpoint path; got {spec!r} "
+            f"a player is an agent name, a mapping with 'name', or a checkpoint path; got {short(spec)} "
             f"(registered agents: {sorted(REGISTRY)})"
         )
     params = {k: v for k, v in spec.items() if k != "name"} if isinstance(spec, Mapping) else {}
@@ -57,40 +63,39 @@ def parse(spec: PlayerSpec, allow_self: bool = False) -> Spec:
         return Spec(name, "self", params)
     if name in REGISTRY:
         return Spec(name, "agent", params)
-    if os.path.isdir(name) and not _holds_agent_file(name) and rllib_module_dir(name) is not None:
-        return Spec(name, "rllib", params)
-    if name.endswith((".zip", ".json", ".safetensors")) or os.path.isdir(name) or os.path.isfile(name):
-        return Spec(name, "checkpoint", params)
+    if name.endswith(tuple(SUFFIX_KINDS)) or os.path.lexists(name):
+        kind = "checkpoint"
+        if os.path.isdir(name):  # an RLlib checkpoint, or a run folder (an agent card first)
+            with contextlib.suppress(ValueError):  # refused with its reason by validate and build
+                kind = "rllib" if locate(name).kind == "rllib" else kind
+        return Spec(name, kind, params)
     also = ", 'self'" if allow_self else ""
     raise ValueError(
-        f"unknown player {name!r}: registered agents are {sorted(REGISTRY)}{also}, or give a checkpoint path"
+        f"unknown player {short(name)}: registered agents are {sorted(REGISTRY)}{also}, or give a checkpoint path"
     )
 
 
 def validate(spec: PlayerSpec, allow_self: bool = False, trust_checkpoint: bool = False) -> Spec:
-    """Fail early, with the accepted values: an agent is built once, a checkpoint is checked
-    (a zip only with ``trust_checkpoint``)."""
+    """Fail early, with the accepted values: an agent is built once, a checkpoint is loaded as it
+    will be played (by the loading rule of ``ckc_env.loading``; a zip or an RLlib checkpoint only
+    with ``trust_checkpoint``)."""
     parsed = parse(spec, allow_self)
     if parsed.kind == "agent":
         try:
             make_agent(parsed.name, seed=0, **parsed.params)
         except TypeError as exc:
-            raise ValueError(f"agent {parsed.name!r} takes no parameters {sorted(parsed.params)}: {exc}") from None
-    elif parsed.kind == "rllib":
+            raise ValueError(f"agent {short(parsed.name)} takes no parameters {sorted(parsed.params)}: {exc}") from None
+    elif parsed.kind in ("rllib", "checkpoint"):
         unknown = sorted(set(parsed.params) - {"deterministic"})
+        what = "RLlib checkpoint" if parsed.kind == "rllib" else "checkpoint"
         if unknown:
-            raise ValueError(f"RLlib checkpoint {parsed.name!r} takes the parameter deterministic, not {unknown}")
-        from .agent_file import trusted
+            raise ValueError(f"{what} {short(parsed.name)} takes the parameter deterministic, not {short(unknown)}")
+        source = locate(parsed.name)
+        require_trust(source, trust_checkpoint)
+        if source.kind != "rllib":  # an RLlib module is loaded by ray when the player is built
+            from .policy import check_checkpoint
 
-        if not trusted(trust_checkpoint):
-            raise untrusted_rllib_error(parsed.name)
-    elif parsed.kind == "checkpoint":
-        from .policy import check_checkpoint
-
-        unknown = sorted(set(parsed.params) - {"deterministic"})
-        if unknown:
-            raise ValueError(f"checkpoint {parsed.name!r} takes the parameter deterministic, not {unknown}")
-        check_checkpoint(parsed.name, trust_checkpoint)
+            check_checkpoint(source, trust_checkpoint)
     return parsed
 
 
@@ -99,60 +104,33 @@ def build(spec: PlayerSpec, seed: int, trust_checkpoint: bool = False) -> Agent:
     parsed = parse(spec)
     if parsed.kind == "agent":
         return make_agent(parsed.name, seed=seed, **parsed.params)
-    if parsed.kind == "rllib":
-        from .agent_file import trusted
-
-        if not trusted(trust_checkpoint):
-            raise untrusted_rllib_error(parsed.name)
+    source = locate(parsed.name)
+    require_trust(source, trust_checkpoint)
+    if source.kind == "rllib":
         from .rllib import RLlibAgent
 
-        return RLlibAgent(parsed.name, seed=seed, **parsed.params)
+        return RLlibAgent(source, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
     from .policy import PolicyAgent
 
-    return PolicyAgent(parsed.name, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
+    return PolicyAgent(source, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
 
 
 def is_safe(spec: PlayerSpec) -> bool:
     """Whether building the player runs nothing but this package: an agent name or a safe agent file."""
     parsed = parse(spec, allow_self=True)
-    if parsed.kind == "rllib":
-        return False
-    if parsed.kind != "checkpoint":
+    if parsed.kind not in ("checkpoint", "rllib"):
         return True
-    from .policy import is_safe
-
-    return is_safe(parsed.name)
-
-
-RLLIB_MODULE = Path("learner_group", "learner", "rl_module", "shared")
-"""Where an RLlib algorithm checkpoint of ``ckc-rllib-train`` keeps the shared learning module."""
+    return locate(parsed.name).kind == "card"
 
 
 def rllib_module_dir(path: str | Path) -> Path | None:
-    """The shared module's folder of an RLlib checkpoint (an algorithm checkpoint, its module
-    folder, or a run folder's ``checkpoint``), found from the files alone; None if there is none."""
-    path = Path(path)
-    for candidate in (path / "checkpoint" / RLLIB_MODULE, path / RLLIB_MODULE, path):
-        if (candidate / "module_state.pkl").is_file() and (candidate / "class_and_ctor_args.pkl").is_file():
-            return candidate
-    return None
+    """The shared module's folder of an RLlib checkpoint (``ckc_env.loading.rllib_module_dir``)."""
+    return loading.rllib_module_dir(path)
 
 
 def untrusted_rllib_error(path: str | Path) -> ValueError:
     """The refusal for an RLlib checkpoint without trust: what, why, and the ways on."""
-    from .agent_file import TRUST_ENV
-
-    return ValueError(
-        f"refusing to load the RLlib checkpoint {path} without trust: RLlib stores a module's class and state "
-        "as pickle files that run code when loaded, so it is loaded only when you say you trust it. "
-        "A ckc-rllib-train run folder also holds the module as a safe agent file (best_model.json, "
-        "final_model.json), which plays without ray and without trust: name the run folder instead. "
-        f"Or trust it: trust_checkpoint=True in Python, --trust-checkpoint on the command line, or {TRUST_ENV}=1."
-    )
-
-
-def _holds_agent_file(path: str | Path) -> bool:
-    return any((Path(path) / f"{model}.json").is_file() for model in ("best_model", "final_model"))
+    return loading.untrusted_error(loading.AgentSource(str(path), "rllib", Path(path)))
 
 
 def label(spec: PlayerSpec) -> str:
@@ -174,7 +152,7 @@ def from_text(text: str) -> PlayerSpec:
     for item in rest.split(","):
         key, equals, value = item.partition("=")
         if not equals or not key:
-            raise ValueError(f"bad parameter {item!r} in {text!r}: write NAME:KEY=VALUE,KEY=VALUE")
+            raise ValueError(f"bad parameter {short(item)} in {short(text)}: write NAME:KEY=VALUE,KEY=VALUE")
         spec[key] = _value(value)
     return spec
 

@@ -47,6 +47,8 @@ from .batch.agents import BATCH_REGISTRY, BatchAgent, make_batch_agent
 from .batch.state import BatchState
 from .config import GameConfig
 from .engine.actions import N_ACTIONS
+from .files import short
+from .loading import AgentSource, locate
 from .observation import LAYOUTS
 from .seeding import derive_seed
 from .specs import PlayerSpec
@@ -61,12 +63,16 @@ class BatchPolicyAgent(BatchAgent):
     (the most probable legal action, or one drawn from the policy with ``deterministic=False``)."""
 
     def __init__(
-        self, path: str, seed: int | None = None, deterministic: bool = True, trust_checkpoint: bool = False
+        self,
+        path: str | AgentSource,
+        seed: int | None = None,
+        deterministic: bool = True,
+        trust_checkpoint: bool = False,
     ) -> None:
         from .policy import load_policy
 
         super().__init__(seed)
-        self.name = str(path)
+        self.name = path.named if isinstance(path, AgentSource) else str(path)
         self.network = load_policy(path, trust_checkpoint)
         self.layout = self.network.layout
         self.deterministic = deterministic
@@ -81,13 +87,19 @@ class BatchPolicyAgent(BatchAgent):
         part = subset(state, games)
         observations = batch.observe(part, layout=self.layout)
         legal = batch.legal_action_mask(part).astype(bool)
-        logits = self.network.logits(observations).astype(np.float64)
+        logits = self.network.logits(observations).astype(np.float64)  # finite, or an error naming the file
         logits[~legal] = -np.inf
         if self.deterministic:
-            return np.argmax(logits, axis=1)
-        running = np.cumsum(np.exp(logits - logits.max(1, keepdims=True)), axis=1)  # 0 at illegal actions
-        draws = self.rng.random(len(games))[:, None] * running[:, -1:]
-        return np.argmax(running > draws, axis=1)  # the first action past the draw: a legal one
+            chosen = np.argmax(logits, axis=1)
+        else:
+            running = np.cumsum(np.exp(logits - logits.max(1, keepdims=True)), axis=1)  # 0 at illegal actions
+            draws = self.rng.random(len(games))[:, None] * running[:, -1:]
+            chosen = np.argmax(running > draws, axis=1)  # the first action past the draw: a legal one
+        if not legal[np.arange(len(games)), chosen].all():  # never handed to batch.apply, which trusts its caller
+            raise ValueError(
+                f"checkpoint {self.name} chose an illegal action in {int((~legal[np.arange(len(games)), chosen]).sum())} game(s)"
+            )
+        return chosen
 
     def __repr__(self) -> str:
         return f"BatchPolicyAgent({self.name!r})"
@@ -116,7 +128,10 @@ def batch_capable(spec: PlayerSpec, trust_checkpoint: bool = False) -> bool:
         return False
     from .policy import load_policy
 
-    return "players_chief" not in load_policy(parsed.name, trust_checkpoint).layout.offsets
+    source = locate(parsed.name)
+    if source.kind == "rllib":
+        return False
+    return "players_chief" not in load_policy(source, trust_checkpoint).layout.offsets
 
 
 def build_batch_player(spec: PlayerSpec | BatchAgent, seed: int, trust_checkpoint: bool = False) -> BatchAgent:
@@ -131,13 +146,16 @@ def build_batch_player(spec: PlayerSpec | BatchAgent, seed: int, trust_checkpoin
         raise ValueError(f"{exc}; {accepted}") from None
     if parsed.kind == "agent":
         if parsed.name not in BATCH_REGISTRY:
-            raise ValueError(f"player {specs.label(spec)!r} has no batched form: {accepted}")
+            raise ValueError(f"player {short(specs.label(spec))} has no batched form: {accepted}")
         try:
             return make_batch_agent(parsed.name, seed=seed, **parsed.params)
         except TypeError as exc:
-            raise ValueError(f"agent {parsed.name!r} takes no parameters {sorted(parsed.params)}: {exc}") from None
+            raise ValueError(f"agent {short(parsed.name)} takes no parameters {sorted(parsed.params)}: {exc}") from None
     specs.validate(spec, trust_checkpoint=trust_checkpoint)
-    return BatchPolicyAgent(parsed.name, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
+    source = locate(parsed.name)
+    if source.kind == "rllib":
+        raise ValueError(f"player {short(parsed.name)} is an RLlib checkpoint, which has no batched form: {accepted}")
+    return BatchPolicyAgent(source, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
 
 
 def opponents_by_count(opponents: Any, counts: Sequence[int]) -> dict[int, list[PlayerSpec | BatchAgent]]:
@@ -177,18 +195,18 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         **rules: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"invalid num_envs={num_envs!r}: accepted values are integers >= 1")
+            raise ValueError(f"invalid num_envs={short(num_envs)}: accepted values are integers >= 1")
         if reward not in REWARDS:
-            raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win' or 'margin'")
+            raise ValueError(f"invalid reward={short(reward)}: accepted values are 'points', 'win' or 'margin'")
         if belief_features not in (False, True) or not isinstance(belief_features, bool):
             raise ValueError(
-                f"invalid belief_features={belief_features!r}: accepted values are False or True (the players' "
+                f"invalid belief_features={short(belief_features)}: accepted values are False or True (the players' "
                 "posterior, 'players', has no batched form)"
             )
         counts = rules.pop("num_players", 5)
         counts = [counts] if isinstance(counts, (int, np.integer)) and not isinstance(counts, bool) else counts
         if not isinstance(counts, (list, tuple)) or not counts:
-            raise ValueError(f"invalid num_players={counts!r}: accepted values are 3, 4, 5 or a list of them")
+            raise ValueError(f"invalid num_players={short(counts)}: accepted values are 3, 4, 5 or a list of them")
         self.counts = [int(k) for k in counts]
         self.configs = {n: GameConfig.from_dict({**rules, "num_players": n}) for n in sorted(set(self.counts))}
         self.config = self.configs[self.counts[0]]
@@ -196,7 +214,9 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < low
         ):
-            raise ValueError(f"invalid learner_seat={learner_seat!r}: accepted values are 'random' or 0 to {low - 1}")
+            raise ValueError(
+                f"invalid learner_seat={short(learner_seat)}: accepted values are 'random' or 0 to {low - 1}"
+            )
         self.opponent_specs = opponents_by_count(opponents, sorted(self.configs))
         for table in self.opponent_specs.values():  # refused now, not at the first reset
             for spec in table:

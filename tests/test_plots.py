@@ -61,7 +61,7 @@ def test_ckc_plot_draws_results_and_runs(tmp_path, capsys):
     ("argv", "message"),
     [
         (["run", "nowhere", "--out", "x.png"], "no evaluations in nowhere"),
-        (["results", "missing.json", "--out", "x.png"], "cannot read missing.json"),
+        (["results", "missing.json", "--out", "x.png"], "cannot read result file missing.json"),
     ],
 )
 def test_ckc_plot_bad_input(argv, message, capsys):

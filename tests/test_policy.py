@@ -7,13 +7,14 @@ import pytest
 sb3_contrib = pytest.importorskip("sb3_contrib", reason="making checkpoints needs the train extra")
 
 from ckc_env.agent_file import save_sb3  # noqa: E402
+from ckc_env.loading import locate  # noqa: E402
 from ckc_env.observation import (  # noqa: E402
     OBSERVATION,
     OBSERVATION_V0,
     OBSERVATION_V0_WITH_BELIEFS,
     OBSERVATION_WITH_BELIEFS,
 )
-from ckc_env.policy import PolicyAgent, resolve_checkpoint  # noqa: E402
+from ckc_env.policy import PolicyAgent  # noqa: E402
 from ckc_env.tournament import run_tournament  # noqa: E402
 
 
@@ -64,16 +65,16 @@ def test_a_checkpoint_plays_every_seat_count(tmp_path, layout):
 
 def test_a_run_folder_plays_its_safe_best_model(tmp_path):
     untrained(OBSERVATION.size).save(tmp_path / "final_model.zip")
-    assert resolve_checkpoint(tmp_path).name == "final_model.zip"  # an old run folder: the zip, with trust
+    assert locate(tmp_path).path.name == "final_model.zip"  # an old run folder: the zip, with trust
     save_untrained(tmp_path, OBSERVATION.size, name="best_model")
-    assert resolve_checkpoint(tmp_path).name == "best_model.json"  # the safe file before any zip
+    assert locate(tmp_path).path.name == "best_model.json"  # the safe file before any zip
     (tmp_path / "best_model.json").unlink()
     save_untrained(tmp_path, OBSERVATION.size, name="final_model")
-    assert resolve_checkpoint(tmp_path).name == "final_model.json"
+    assert locate(tmp_path).path.name == "final_model.json"
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(ValueError, match=r"run folder .* holds no model: best_model\.json"):
-        resolve_checkpoint(empty)
+    with pytest.raises(ValueError, match=r"folder .* holds no agent: a run folder holds best_model\.json"):
+        locate(empty)
 
 
 def test_a_zip_for_another_layout_is_refused_with_every_size(tmp_path):
@@ -99,6 +100,9 @@ def test_missing_and_broken_checkpoints(tmp_path):
         PolicyAgent(tmp_path / "nope.json")
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match=r"broken\.zip is not a zip archive"):
+        PolicyAgent(broken, trust_checkpoint=True)
+    broken.write_bytes(b"PK\x03\x04 but no archive")
     with pytest.raises(ValueError, match="not a MaskablePPO checkpoint"):
         PolicyAgent(broken, trust_checkpoint=True)
     other = tmp_path / "model.pt"

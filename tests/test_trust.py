@@ -22,7 +22,7 @@ from ckc_env.training.imitation import collect
 from ckc_env.training.self_play import SnapshotOpponent
 from test_policy import untrained
 
-from ckc_env import agent_file, play, specs
+from ckc_env import agent_file, loading, play, specs
 from ckc_env.config import GameConfig
 from ckc_env.observation import OBSERVATION
 from ckc_env.policy import PolicyAgent
@@ -87,7 +87,7 @@ def test_the_hostile_zip_really_runs_its_payload_when_trusted(evil, marker, monk
     assert result.games == 3 and agent.layout is OBSERVATION
     with pytest.raises(ValueError, match=REFUSED):  # loaded and cached above: still refused untrusted
         PolicyAgent(evil)
-    monkeypatch.setenv(agent_file.TRUST_ENV, "1")
+    monkeypatch.setenv(loading.TRUST_ENV, "1")
     assert PolicyAgent(evil).network is agent.network
 
 
@@ -226,7 +226,7 @@ def test_pickles_under_other_names_are_not_loaded(tmp_path, marker, name):
     else:
         torch.save({"policy": Payload(marker)}, path)
     for trust in (False, True):
-        with pytest.raises(ValueError, match=r"not an agent file|not valid JSON|agent card .*format="):
+        with pytest.raises(ValueError, match=r"not an agent file|holds a zip file|agent card .*format="):
             PolicyAgent(path, trust_checkpoint=trust)
         with pytest.raises(ValueError):
             specs.validate(str(path), trust_checkpoint=trust)
@@ -234,10 +234,10 @@ def test_pickles_under_other_names_are_not_loaded(tmp_path, marker, name):
 
 
 def test_the_trust_variable_takes_only_yes_or_no(monkeypatch, evil, marker):
-    monkeypatch.setenv(agent_file.TRUST_ENV, "maybe")
+    monkeypatch.setenv(loading.TRUST_ENV, "maybe")
     with pytest.raises(ValueError, match=r"CKC_TRUST_CHECKPOINTS='maybe': accepted values are 1 \(trust\) or 0"):
         PolicyAgent(evil)
-    monkeypatch.setenv(agent_file.TRUST_ENV, "0")
+    monkeypatch.setenv(loading.TRUST_ENV, "0")
     with pytest.raises(ValueError, match=REFUSED):
         PolicyAgent(evil)
     assert not marker.exists()

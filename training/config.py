@@ -46,6 +46,7 @@ from typing import Any
 
 from ckc_env import specs
 from ckc_env.config import GameConfig, load_yaml_mapping
+from ckc_env.files import short
 from ckc_env.single_agent import is_per_count, per_count, player_counts
 
 PPO_EXCLUDED = (
@@ -115,7 +116,7 @@ def _ranged(key: str, value: Any, kind: str, low: float | None, high: float | No
 
 
 def _fail(key: str, value: Any, accepted: str) -> None:
-    raise ValueError(f"invalid {key}={value!r}: accepted values are {accepted}")
+    raise ValueError(f"invalid {key}={short(value)}: accepted values are {accepted}")
 
 
 def _int(key: str, value: Any, low: int = 1) -> int:
@@ -126,7 +127,7 @@ def _int(key: str, value: Any, low: int = 1) -> int:
 
 def _reject_unknown(section: str, data: dict[str, Any], accepted: tuple[str, ...]) -> None:
     if not isinstance(data, dict):
-        raise ValueError(f"{section} must be a mapping with keys {list(accepted)}, got {data!r}")
+        raise ValueError(f"{section} must be a mapping with keys {list(accepted)}, got {short(data)}")
     unknown = sorted(set(data) - set(accepted))
     if unknown:
         where = f"{section}." if section else ""
@@ -137,7 +138,7 @@ def _opponent(key: str, spec: Any, allow_self: bool = True) -> Any:
     try:
         specs.parse(spec, allow_self=allow_self)
     except ValueError as exc:
-        raise ValueError(f"invalid {key}={spec!r}: {exc}") from None
+        raise ValueError(f"invalid {key}={short(spec)}: {exc}") from None
     return spec
 
 
@@ -159,7 +160,7 @@ def _seat_specs(key: str, value: Any, counts: tuple[int, ...]) -> Any:
         try:
             specs.for_seats(given, n - 1)
         except ValueError as exc:
-            raise ValueError(f"invalid {key}={value!r}: {exc}") from None
+            raise ValueError(f"invalid {key}={short(value)}: {exc}") from None
     return [_opponent(f"{key}[{i}]", spec) for i, spec in enumerate(given)]
 
 

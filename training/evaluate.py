@@ -161,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             if args.plot:
                 print(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
 
 
 if __name__ == "__main__":

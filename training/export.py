@@ -20,7 +20,6 @@ seed, and the evaluation at the model's timesteps (``evaluations.json``).
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,8 @@ from typing import Any
 import numpy as np
 from ckc_env.training.config import TrainConfig, load_config
 
-from ckc_env import agent_file
+from ckc_env import agent_file, cli, loading
+from ckc_env.files import read_json
 from ckc_env.policy import load_sb3
 
 MODELS = ("best_model.zip", "final_model.zip", "latest_model.zip")
@@ -61,12 +61,12 @@ def evaluation_at(folder: Path, config: TrainConfig | None, timesteps: int) -> d
     path = folder / "evaluations.json"
     if config is None or not path.is_file():
         return None
-    return evaluation_record(config, json.loads(path.read_text()), timesteps)
+    return evaluation_record(config, read_json(path, "evaluation history"), timesteps)
 
 
 def export(zip_path: Path, prefix: Path, players: list[int] | None) -> tuple[Path, float]:
-    """Export one trusted zip; returns the card's path and the largest logit difference found."""
-    model = load_sb3(zip_path)
+    """Export one zip the caller trusts; returns the card's path and the largest logit difference found."""
+    model = load_sb3(zip_path, trust_checkpoint=True)
     config = run_config(zip_path.parent)
     if players is None:
         if config is None:
@@ -113,8 +113,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             zips = [source]
         else:
             raise ValueError(f"no stable-baselines3 .zip or run folder at {source}")
-        if not agent_file.trusted(args.trust_checkpoint):
-            raise agent_file.untrusted_error(zips[0])
+        if not loading.trusted(args.trust_checkpoint):
+            raise loading.untrusted_error(zips[0])
         for zip_path in zips:
             prefix = Path(args.out) if args.out else zip_path.with_suffix("")
             card, difference = export(zip_path, prefix, args.players)
@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             if difference > 1e-4:
                 raise ValueError(f"the export of {zip_path} does not reproduce its logits (difference {difference})")
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
 
 
 if __name__ == "__main__":

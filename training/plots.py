@@ -14,11 +14,12 @@ rates (:class:`ckc_env.tournament.Stat`); the dashed line is a seat's fair share
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ckc_env import cli
+from ckc_env.files import read_json, read_yaml
 from ckc_env.tournament import wilson
 
 
@@ -36,6 +37,8 @@ def _pyplot():
 def win_rates(result: dict[str, Any]) -> tuple[str, int, list[tuple[str, float, float, float]]]:
     """(title, players per table, [(player, win rate, low, high)]) of a saved lineup or round robin
     (``TournamentResult.to_json`` or ``RoundRobinResult.to_json``)."""
+    if not isinstance(result, dict):
+        raise ValueError("not a tournament result: expected a JSON object")
     if "pooled" in result:  # a round robin: each player over every table it sat at
         n, labels, stats = result["num_players"], result["players"], result["pooled"]
         title = f"{n} players, round robin: {len(result['tables'])} table(s), {result.get('games', '?')} games"
@@ -85,10 +88,9 @@ def plot_run(run_dir: str | Path, out: str | Path, references: Sequence[dict[str
     plt = _pyplot()
     run_dir = Path(run_dir)
     path = run_dir / "evaluations.json"
-    try:
-        history = json.loads(path.read_text())
-    except OSError as exc:
-        raise ValueError(f"no evaluations in {run_dir}: cannot read {path} ({exc.strerror or exc})") from None
+    if not path.is_file():
+        raise ValueError(f"no evaluations in {run_dir}: {path} is missing")
+    history = read_json(path, "evaluation history")
     if not isinstance(history, list) or not history:
         raise ValueError(f"{path} holds no evaluations")
     n = _num_players(run_dir)
@@ -126,10 +128,10 @@ def _num_players(run_dir: Path) -> int | None:
     config = run_dir / "config.yaml"
     if not config.is_file():
         return None
-    import yaml
-
-    data = yaml.safe_load(config.read_text()) or {}
-    return int((data.get("game") or {}).get("num_players", 5))
+    data = read_yaml(config, "run config") or {}
+    game = data.get("game") if isinstance(data, dict) else None
+    count = (game if isinstance(game, dict) else {}).get("num_players", 5)
+    return count if count in (3, 4, 5) else None  # a list of counts: no single fair share
 
 
 def _save(figure: Any, out: str | Path) -> Path:
@@ -144,12 +146,7 @@ def _save(figure: Any, out: str | Path) -> Path:
 
 
 def _load(path: str) -> dict[str, Any]:
-    try:
-        return json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not JSON: {exc}") from None
+    return read_json(path, "result file")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -176,11 +173,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             path = plot_results([_load(f) for f in args.files], args.out)
         else:
             references = [_load(f) for f in args.reference]
-            if any("lineup" not in r for r in references):
+            if any(not isinstance(r, dict) or "lineup" not in r for r in references):
                 raise ValueError("--reference takes lineup results (ckc-evaluate --lineup ... --out PREFIX)")
             path = plot_run(args.run_dir, args.out, references)
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
+    except (KeyError, TypeError, IndexError, AttributeError) as exc:  # a JSON file of another shape
+        what = ", ".join(args.files) if args.kind == "results" else f"{args.run_dir}/evaluations.json"
+        cli.fail(parser, f"{what}: not the shape ckc-evaluate and ckc-train write ({type(exc).__name__}: {exc})")
     print(f"wrote {path}")
 
 

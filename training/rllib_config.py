@@ -34,6 +34,7 @@ from ckc_env.training.config import _fail, _int, _ranged, _reject_unknown, _seat
 
 from ckc_env import specs
 from ckc_env.config import GameConfig, load_yaml_mapping
+from ckc_env.files import short
 
 PPO_RANGES: dict[str, tuple] = {
     "lr": ("number", 0, 1, True, False),
@@ -181,7 +182,7 @@ def _env(section: Any, n: int) -> dict[str, Any]:
             try:
                 specs.parse(spec)
             except ValueError as exc:
-                raise ValueError(f"invalid env.opponents={spec!r}: {exc}") from None
+                raise ValueError(f"invalid env.opponents={short(spec)}: {exc}") from None
         specs.for_seats(given, others)
     elif others:
         env["opponents"] = "bayes_v1"

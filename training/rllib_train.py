@@ -4,7 +4,7 @@
     ckc-rllib-train vs_random --num-env-runners 4      # more sampling processes
     ckc-rllib-train self_play --address auto           # the Ray cluster this machine belongs to
     RAY_ADDRESS=ray://head:10001 ckc-rllib-train vs_bayes
-    ckc-rllib-train --resume runs/rllib_vs_random_seed0
+    ckc-rllib-train --resume runs/rllib_vs_random_seed0 --trust-checkpoint   # RLlib restores pickles: your own runs only
 
 (``ckc-rllib-train`` is ``python -m ckc_env.training.rllib_train``; the ``rllib`` extra.)
 
@@ -37,7 +37,8 @@ import yaml
 from ckc_env.training.rllib_config import RLlibConfig, load_config
 from ckc_env.training.train import learner_result, new_run_dir
 
-from ckc_env import cli, configs, specs
+from ckc_env import cli, configs, loading, specs
+from ckc_env.files import InputError, read_json
 from ckc_env.tournament import run_tournament
 
 RESULT_TAGS = {
@@ -89,6 +90,22 @@ def evaluate(card: Path, config: RLlibConfig) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _records(path: Path, *keys: str) -> list[dict[str, Any]]:
+    """A run's iteration or evaluation records (a JSON list of mappings whose ``keys`` are counts),
+    read within bounds; none if the file is not there."""
+    if not path.exists():
+        return []
+    records = read_json(path, "run record")
+    if not isinstance(records, list) or not all(
+        isinstance(r, dict) and all(isinstance(r.get(k), int) and not isinstance(r.get(k), bool) for k in keys)
+        for r in records
+    ):
+        raise InputError(
+            f"run record {path} is not a list of records with counts {list(keys)}, as ckc-rllib-train writes"
+        )
+    return records
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -137,10 +154,17 @@ def main(argv: list[str] | None = None) -> None:
 
     # --- config and run folder
     try:
+        cli.need_extra("rllib", "ray", "torch")
         if args.resume:
             run_dir = Path(args.resume)
             if not (run_dir / "checkpoint").is_dir():
                 raise ValueError(f"{run_dir} holds no RLlib checkpoint to resume from (checkpoint/)")
+            if not loading.trusted(args.trust_checkpoint):
+                raise ValueError(
+                    f"refusing to resume {run_dir} without trust: RLlib restores its checkpoint/ from pickle files, "
+                    "which run code when loaded. Resume only a run you trust: --trust-checkpoint, or "
+                    f"{loading.TRUST_ENV}=1"
+                )
             config = load_config(run_dir / "config.yaml")
         else:
             config = load_config(configs.preset("rllib", args.config))
@@ -148,8 +172,11 @@ def main(argv: list[str] | None = None) -> None:
         opponents = config.env.get("opponents", [])
         for spec in [opponents] if isinstance(opponents, (str, dict)) else opponents:
             specs.validate(spec, trust_checkpoint=args.trust_checkpoint)
+        history_path, evaluations_path = run_dir / "history.json", run_dir / "evaluations.json"
+        history = _records(history_path, "iteration", "env_steps") if args.resume else []
+        evaluations = _records(evaluations_path, "iteration", "env_steps") if args.resume else []
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
     overrides = {
         key: value
         for key, value in (
@@ -166,9 +193,6 @@ def main(argv: list[str] | None = None) -> None:
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     with (run_dir / "command.txt").open("a") as handle:
         handle.write(shlex.join([sys.executable, *sys.argv]) + "\n")
-    history_path, evaluations_path = run_dir / "history.json", run_dir / "evaluations.json"
-    history = json.loads(history_path.read_text()) if args.resume and history_path.exists() else []
-    evaluations = json.loads(evaluations_path.read_text()) if args.resume and evaluations_path.exists() else []
 
     # --- Ray: a local one, or the cluster at the address
     import ray

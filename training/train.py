@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -39,6 +40,8 @@ from ckc_env.training.config import TrainConfig, load_config, specs_named
 
 from ckc_env import cli, configs, specs
 from ckc_env.agent_file import save_sb3
+from ckc_env.files import InputError, parse_json, read_json, short
+from ckc_env.loading import locate
 from ckc_env.seeding import derive_seed
 from ckc_env.single_agent import is_per_count
 from ckc_env.tournament import run_tournament
@@ -174,7 +177,7 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
         teacher = config.pretrain.teacher
         if teacher is not None and is_per_count(teacher):
             raise ValueError(
-                f"pretrain.teacher={teacher!r}: vector training takes one teacher for every player count "
+                f"pretrain.teacher={short(teacher)}: vector training takes one teacher for every player count "
                 "(a teacher per count is for the scalar path, without the vector section)"
             )
         for key, spec in [*(("opponents", s) for s in specs_named(config.opponents)), ("pretrain.teacher", teacher)]:
@@ -184,6 +187,10 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
                 build_batch_player(spec, seed=0, trust_checkpoint=trust_checkpoint)
             except ValueError as exc:
                 raise ValueError(f"{key}: {exc} (vector training plays batched players only)") from None
+
+
+RESUME_MEMBERS = {"data": 64 << 20, "policy.pth": 1 << 30, "policy.optimizer.pth": 2 << 30}
+"""The members of a run's zip that ``--resume`` reads, with the most each may unpack to."""
 
 
 def restore(model, path: Path) -> None:
@@ -197,9 +204,16 @@ def restore(model, path: Path) -> None:
 
     import torch
 
+    source = locate(path)  # a regular zip archive, links resolved (no trust: nothing here is unpickled)
+    if source.kind != "zip":
+        raise InputError(f"cannot resume from {path}: it is not a stable-baselines3 zip")
     try:
-        with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data"))
+        with zipfile.ZipFile(source.path) as archive:
+            for name, limit in RESUME_MEMBERS.items():
+                size = archive.getinfo(name).file_size
+                if size > limit:
+                    raise InputError(f"its member {name} unpacks to {size:,} bytes, more than the {limit:,} accepted")
+            data = parse_json(archive.read("data"), f"{path}: its data member")
             states = {}
             for name in ("policy", "policy.optimizer"):
                 with archive.open(f"{name}.pth") as handle:
@@ -210,7 +224,7 @@ def restore(model, path: Path) -> None:
     for key in ("num_timesteps", "_n_updates", "_episode_num"):
         value = data.get(key) if isinstance(data, dict) else None
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"cannot resume from {path}: its data member has {key}={value!r}, not a count")
+            raise ValueError(f"cannot resume from {path}: its data member has {key}={short(value)}, not a count")
         counters[key] = value
     try:
         model.policy.load_state_dict(states["policy"])
@@ -219,6 +233,56 @@ def restore(model, path: Path) -> None:
         raise ValueError(f"cannot resume from {path}: its weights do not fit the run's config: {exc}") from None
     for key, value in counters.items():
         setattr(model, key, value)
+
+
+def load_history(run_dir: Path, config: TrainConfig) -> list[dict[str, Any]]:
+    """A run folder's evaluation history (``evaluations.json``), read within bounds and checked for
+    the fields a resumed run uses; an empty history if there is none yet."""
+    path = run_dir / "evaluations.json"
+    if not os.path.lexists(path):
+        return []
+    history = read_json(path, "evaluation history")
+    table = first_table(config)
+    if not isinstance(history, list):
+        raise InputError(f"evaluation history {path} is not a list of evaluations")
+    for k, entry in enumerate(history):
+        results = entry.get("results") if isinstance(entry, dict) else None
+        result = results.get(table) if isinstance(results, dict) else None
+        fine = (
+            isinstance(entry, dict)
+            and _count(entry.get("timesteps"))
+            and isinstance(result, dict)
+            and _number(result.get("win_rate"))
+            and _number(entry.get("elapsed_seconds", 0.0))
+        )
+        if not fine:
+            raise InputError(
+                f"evaluation history {path}, entry {k}: an evaluation has timesteps (a count), results.{table}.win_rate "
+                "and elapsed_seconds (numbers), as ckc-train writes them"
+            )
+    return history
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def check_snapshots(folder: Path, config: TrainConfig, trust_checkpoint: bool = False) -> None:
+    """A resumed self-play run's frozen selves: each ``snapshot_*.json`` must be a safe agent file
+    (by the loading rule, links resolved; never a zip, whatever the trust) that loads as it will play."""
+    if not config.uses_self_play or not folder.is_dir():
+        return
+    from ckc_env.policy import check_checkpoint
+
+    for path in sorted(folder.glob("snapshot_*.json")):
+        source = locate(path)
+        if source.kind != "card":
+            raise InputError(f"self-play snapshot {path} is not a safe agent file")
+        check_checkpoint(source)
 
 
 def evaluation_record(config: TrainConfig, history: list[dict[str, Any]], timesteps: int) -> dict[str, Any] | None:
@@ -386,23 +450,33 @@ def main(argv: list[str] | None = None) -> Path:
 
     # --- config and run folder
     try:
+        cli.need_extra("train", "torch", "stable_baselines3", "sb3_contrib")
         if args.resume:
             run_dir = Path(args.resume)
             config = load_config(run_dir / "config.yaml")
+            history = load_history(run_dir, config)
+            check_snapshots(run_dir / "snapshots", config, args.trust_checkpoint)
         else:
             config = load_config(configs.preset("train", args.config))
             run_dir = new_run_dir(args.run_dir, f"runs/{Path(args.config).stem}_seed{config.seed}", args.force)
+            history = []
         check_players(config, args.trust_checkpoint)
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
+    try:
+        return train(config, run_dir, args, history)
+    except InputError as exc:  # a player file changed or refused while the run went on
+        cli.fail(parser, exc)
+
+
+def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history: list[dict[str, Any]]) -> Path:
+    """The run itself, its inputs checked: seed, environments, model, learning, the saved models."""
     if args.total_timesteps is not None:
         config = TrainConfig(**{**config.__dict__, "total_timesteps": args.total_timesteps})
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     with (run_dir / "command.txt").open("a") as handle:
         handle.write(shlex.join([sys.executable, *sys.argv]) + "\n")
-    history_path = run_dir / "evaluations.json"
-    history = json.loads(history_path.read_text()) if args.resume and history_path.exists() else []
 
     # --- seeding, environments
     import torch
@@ -429,7 +503,7 @@ def main(argv: list[str] | None = None) -> Path:
             restore(model, max(saved, key=lambda p: p.stat().st_mtime))
         except ValueError as exc:
             vec_env.close()
-            parser.error(str(exc))
+            raise InputError(str(exc)) from None
 
     # --- learn, with evaluations (after behaviour cloning, for a fresh run with a teacher)
     clock = Clock(history[-1].get("elapsed_seconds", 0.0) if history else 0.0)
