@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from ckc_env.agent_file import load_agent
+    from ckc_env.players.agent_file import load_agent
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--agent", default=str(ROOT / "checkpoints/ppo_5p_distilled"), help="a run folder")

@@ -1,7 +1,7 @@
 """RLlib scale-out: learner steps per second with 1, 2, ... env runners on this machine.
 
 Each measurement builds the PPO algorithm of an RLlib training config (default:
-configs/rllib/vs_random.yaml) the way ``ckc-rllib-train`` does (``ckc_env.rllib.ppo_config``),
+configs/rllib/vs_random.yaml) the way ``ckc-rllib-train`` does (``ckc_env.envs.rllib.ppo_config``),
 with ``num_env_runners`` set to the count under test, trains one warm-up iteration, then times
 ``--iterations`` more: learner steps/s is the learner decisions sampled and trained on per second
 of ``train()`` (sampling on the runners, then the PPO update in the driver). Runner counts go
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def measure(config, runners: int, iterations: int) -> float:
     """Learner steps per second of ``iterations`` timed PPO iterations with ``runners`` env runners."""
-    from ckc_env import rllib
+    from ckc_env.envs import rllib
 
     algo = rllib.ppo_config(
         config.env_config,

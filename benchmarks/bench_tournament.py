@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from ckc_env import cli
-from ckc_env.tournament import run_tournament
+from ckc_env.evaluation.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 LINEUPS = {

@@ -1,4 +1,4 @@
-"""Print the env card (the docstring of ``ckc_env.checkpoint_charlie``) as Markdown.
+"""Print the env card (the docstring of ``ckc_env.envs.aec``) as Markdown.
 
     python -m ckc_env.env_card > docs/env_card.md
 
@@ -8,7 +8,7 @@ card cannot drift from the encoder; ``tests/test_docs.py`` checks that docs/env_
 
 from __future__ import annotations
 
-from . import checkpoint_charlie
+from .envs import aec as checkpoint_charlie
 
 
 def env_card() -> str:

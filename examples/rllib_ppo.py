@@ -1,6 +1,6 @@
 """Ray RLlib: PPO self-play on the game with RLlib's own config API, then the checkpoint at a table.
 
-``ckc_env.rllib`` registers the game as ``"checkpoint_charlie"`` (an RLlib ``MultiAgentEnv`` whose
+``ckc_env.envs.rllib`` registers the game as ``"checkpoint_charlie"`` (an RLlib ``MultiAgentEnv`` whose
 observations follow RLlib's masking convention) and builds a ``PPOConfig`` in which one shared
 ``ActionMaskingTorchRLModule`` plays every seat. Needs the ``rllib`` extra:
 ``pip install -e ".[rllib]"``. ``ckc-rllib-train`` is the full tool (configs, run folders,
@@ -15,8 +15,8 @@ import tempfile
 
 import ray
 
-from ckc_env import rllib
-from ckc_env.tournament import run_tournament
+from ckc_env.envs import rllib
+from ckc_env.evaluation.tournament import run_tournament
 
 
 def train_and_play(iterations: int = 2, num_players: int = 3, games: int = 30) -> float:

@@ -1,4 +1,4 @@
-"""Agent files (ckc_env/agent_file.py): the shipped agent's safe files give the probabilities of the
+"""Agent files (ckc_env/players/agent_file.py): the shipped agent's safe files give the probabilities of the
 zips they were exported from, they play with NumPy alone, and a truncated or tampered file or card
 gets a ValueError that names the problem."""
 
@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 from safetensors.numpy import load, save
 
-from ckc_env import agent_file, specs
+from ckc_env import players
 from ckc_env.agents import Agent, make_agent
-from ckc_env.checkpoint_charlie import raw_env
+from ckc_env.envs.aec import raw_env
+from ckc_env.evaluation.tournament import play_game
 from ckc_env.observation import OBSERVATION, OBSERVATION_V0_WITH_BELIEFS, encode_view
-from ckc_env.policy import PolicyAgent
-from ckc_env.tournament import play_game
+from ckc_env.players import agent_file
+from ckc_env.players.policy import PolicyAgent
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints" / "ppo_5p_distilled"
@@ -131,7 +132,7 @@ class Blocked:
             raise ImportError(f"{name} is not installed")
 
 sys.meta_path.insert(0, Blocked())
-from ckc_env.tournament import run_tournament
+from ckc_env.evaluation.tournament import run_tournament
 
 result = run_tournament(["checkpoints/ppo_5p_distilled", "bayes_v1", "bayes_v1", "bayes_v1", "bayes_v1"], 5, seed=1, workers=1)
 print(result.games, sorted(m for m in sys.modules if m.split(".")[0] in {"torch", "sb3_contrib"}))
@@ -309,7 +310,7 @@ def test_a_tampered_agent_file_gets_a_named_error(tmp_path, case):
         with pytest.raises(ValueError, match=message):
             PolicyAgent(path)
     with pytest.raises(ValueError, match=message):  # a spec is checked as it will be loaded
-        specs.validate(str(card))
+        players.validate(str(card))
     if from_header:  # read_card checks the card against the safetensors header alone
         with pytest.raises(ValueError, match=message):
             agent_file.read_card(card)

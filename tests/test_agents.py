@@ -29,7 +29,7 @@ from ckc_env.engine.actions import ACCUSE, CAFE_ADLER, CLUE_FACE, DECISION_KINDS
 from ckc_env.engine.cards import INVESTIGATOR, N_CATS, cats_in, chief_of
 from ckc_env.engine.game import SCORING
 from ckc_env.engine.view import PlayerView
-from ckc_env.tournament import play_game, run_tournament
+from ckc_env.evaluation.tournament import play_game, run_tournament
 
 AGENTS = sorted(REGISTRY)
 FAIR = sorted(BASELINES)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ckc_env.tournament import markdown_table
+from ckc_env.evaluation.tournament import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["README.md", "checkpoints/README.md", "docs/baselines.md"]
@@ -97,7 +97,7 @@ def test_a_table_of_results_is_its_result_file(doc, line, files, table):
 
 def test_an_evaluator_table_is_what_the_evaluator_prints():
     """markdown_table of a saved result is the table the evaluator printed for it."""
-    from ckc_env.tournament import round_robin, run_tournament
+    from ckc_env.evaluation.tournament import round_robin, run_tournament
 
     lineup = run_tournament(["random", "passive", "eager"], games=6, seed=1, workers=1)
     assert lineup.table().endswith(markdown_table(json.loads(json.dumps(lineup.to_json()))))

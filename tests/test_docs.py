@@ -7,9 +7,9 @@ import pytest
 
 import ckc_env
 from ckc_env import GameConfig
-from ckc_env.agent_file import read_card
 from ckc_env.env_card import env_card
 from ckc_env.observation import OBSERVATION, STATE
+from ckc_env.players.agent_file import read_card
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,7 +21,7 @@ def test_docs_env_card_is_current():
 
 
 def test_env_card_is_the_module_docstring_with_generated_tables():
-    card = ckc_env.checkpoint_charlie.__doc__
+    card = ckc_env.envs.aec.__doc__
     assert OBSERVATION.markdown_table() in card
     assert STATE.markdown_table() in card
     assert f"({OBSERVATION.size},)" in card and f"({STATE.size},)" in card
@@ -32,7 +32,7 @@ def test_env_card_is_the_module_docstring_with_generated_tables():
 
 
 def test_env_card_lists_every_argument():
-    arguments = ckc_env.checkpoint_charlie.__doc__.split("## Arguments")[1].split("## Action space")[0]
+    arguments = ckc_env.envs.aec.__doc__.split("## Arguments")[1].split("## Action space")[0]
     for name in [*GameConfig.fields(), "reward", "render_mode", "summary_infos"]:
         assert f"| `{name}` |" in arguments, name
 
@@ -58,14 +58,14 @@ def test_every_option_of_the_rules_is_a_config_field():
     assert defaults.window_order == "random"  # 4: random, clockwise_from_drawer, clockwise_after_drawer
     assert defaults.reopen_windows is False  # 4: reopen_windows, default off
     assert defaults.non_accuser_white == "chief_in_deck"  # 5: chief_uncaught
-    card = ckc_env.checkpoint_charlie.__doc__.split("## Rule decisions")[1]
+    card = ckc_env.envs.aec.__doc__.split("## Rule decisions")[1]
     for field in ("chip_pool", "first_player", "clue_face", "window_order", "reopen_windows", "non_accuser_white"):
         assert f"`{field}`" in card, field
 
 
 def test_every_decision_of_the_rules_is_documented():
     rules = (ROOT / "docs" / "RULES.md").read_text()
-    card = ckc_env.checkpoint_charlie.__doc__.split("## Rule decisions")[1]
+    card = ckc_env.envs.aec.__doc__.split("## Rule decisions")[1]
     # The introduction; then sections 1 (pool), 3.1 (clue face), 4 (forced order, windows),
     # 5 (bag tile), 6 (colour used up), 7 (order of a scoring phase), 8 (Adler values).
     assert rules.count("[decision]") == 1 + 8

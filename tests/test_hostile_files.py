@@ -1,5 +1,5 @@
 """Hostile files, given without trust to every entry point that takes a file: links and renamed
-pickles are refused by the loading rule (ckc_env/loading.py) and their payload never runs; alias
+pickles are refused by the loading rule (ckc_env/players/loading.py) and their payload never runs; alias
 bombs, deep and huge JSON fail fast with a named error; weights that overflow are refused by name
 on both engines; names from files are shown with their control characters escaped. Every command
 turns these into exit status 2."""
@@ -20,14 +20,19 @@ pytest.importorskip("sb3_contrib", reason="the hostile zips are made with the tr
 from ckc_env.training import evaluate, plots, rllib_train, train
 from test_trust import TRAIN, hostile_zip
 
-from ckc_env import agent_file, batch, loading, play, specs
+from ckc_env import (
+    batch,
+    players,
+)
 from ckc_env.config import GameConfig
+from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
+from ckc_env.envs.vector import CheckpointCharlieVectorEnv
+from ckc_env.evaluation.tournament import run_tournament
 from ckc_env.files import InputError, printable, read_yaml
 from ckc_env.observation import OBSERVATION
-from ckc_env.policy import PolicyAgent, load_policy
-from ckc_env.single_agent import CheckpointCharlieSingleAgent
-from ckc_env.tournament import run_tournament
-from ckc_env.vector import CheckpointCharlieVectorEnv, build_batch_player
+from ckc_env.players import agent_file, loading, specs
+from ckc_env.players.policy import PolicyAgent, load_policy
+from ckc_env.terminal import play
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints" / "ppo_5p_vector"
@@ -67,13 +72,13 @@ def link(path: Path, target: Path) -> Path:
 def every_entry_point(spec: str, tmp_path: Path) -> dict:
     """Every Python entry point that takes a player file, each called without trust."""
     return {
-        "specs.validate": lambda: specs.validate(spec),
-        "specs.build": lambda: specs.build(spec, seed=0),
-        "specs.is_safe": lambda: specs.is_safe(spec),
+        "players.validate": lambda: players.validate(spec),
+        "players.build": lambda: players.build(spec, seed=0),
+        "players.is_safe": lambda: players.is_safe(spec),
         "PolicyAgent": lambda: PolicyAgent(spec),
         "load_policy": lambda: load_policy(spec),
         "agent_file.load_agent": lambda: agent_file.load_agent(spec),
-        "build_batch_player": lambda: build_batch_player(spec, seed=0),
+        "players.build_batched": lambda: players.build_batched(spec, seed=0),
         "run_tournament scalar": lambda: run_tournament([spec, "random", "random"], 3, workers=1, engine="scalar"),
         "run_tournament batched": lambda: run_tournament([spec, "random", "random"], 3, engine="batched"),
         "single-agent opponents": lambda: CheckpointCharlieSingleAgent(opponents=[spec, "random"], num_players=3),
@@ -98,13 +103,13 @@ def commands(spec: str, tmp_path: Path) -> dict:
 def assert_refused_everywhere(spec: str, tmp_path: Path, marker: Path, message: str, capsys) -> None:
     for name, call in every_entry_point(spec, tmp_path).items():
         for trust in (False, True):
-            if trust and name not in ("specs.validate", "specs.build", "PolicyAgent", "load_policy"):
+            if trust and name not in ("players.validate", "players.build", "PolicyAgent", "load_policy"):
                 continue
             with pytest.raises(ValueError, match=message):
                 if trust:
                     {
-                        "specs.validate": lambda: specs.validate(spec, trust_checkpoint=True),
-                        "specs.build": lambda: specs.build(spec, seed=0, trust_checkpoint=True),
+                        "players.validate": lambda: players.validate(spec, trust_checkpoint=True),
+                        "players.build": lambda: players.build(spec, seed=0, trust_checkpoint=True),
                         "PolicyAgent": lambda: PolicyAgent(spec, trust_checkpoint=True),
                         "load_policy": lambda: load_policy(spec, trust_checkpoint=True),
                     }[name]()
@@ -189,7 +194,7 @@ def test_other_link_and_rename_layouts_are_refused_even_with_trust(tmp_path, mar
         spec.mkdir()
     for trust in (False, True):
         with pytest.raises(InputError, match=message):
-            specs.validate(str(spec), trust_checkpoint=trust)
+            players.validate(str(spec), trust_checkpoint=trust)
         with pytest.raises(InputError, match=message):
             PolicyAgent(str(spec), trust_checkpoint=trust)
     assert not marker.exists()
@@ -204,7 +209,7 @@ def test_links_of_the_same_kind_load(genuine, tmp_path):
     assert PolicyAgent(str(elsewhere)).network.card.path == (genuine / "agent.json").resolve()
     run = link(tmp_path / "latest_run", SHIPPED)
     assert loading.locate(run) == loading.AgentSource(str(run), "card", (SHIPPED / "best_model.json").resolve())
-    assert specs.is_safe(str(run))
+    assert players.is_safe(str(run))
 
 
 def test_the_weights_a_safetensors_name_loads_are_its_own(genuine):
@@ -348,7 +353,7 @@ def test_a_huge_card_is_refused_before_it_is_read(tmp_path):
         handle.truncate(300 << 20)
     started = time.perf_counter()
     with pytest.raises(InputError, match=r"agent card .* has 314,572,800 bytes, more than the 1,048,576 accepted"):
-        specs.validate(str(card))
+        players.validate(str(card))
     assert time.perf_counter() - started < 1
 
 
@@ -395,7 +400,7 @@ def overflowing_agent(tmp_path: Path, probe_passes: bool) -> Path:
 def test_weights_that_overflow_everywhere_are_refused_when_loaded(tmp_path, capsys):
     card = overflowing_agent(tmp_path, probe_passes=False)
     with pytest.raises(InputError, match=r"overflow\.json: its network gives NaN or infinite outputs"):
-        specs.validate(str(card))
+        players.validate(str(card))
     with pytest.raises(SystemExit) as info:
         evaluate.main(["--lineup", str(card), "random", "random", "--games", "3", "--no-progress"])
     assert info.value.code == 2 and "overflow.json" in capsys.readouterr().err
@@ -406,7 +411,7 @@ def test_non_finite_logits_are_an_error_naming_the_file_on_both_engines(tmp_path
     """The probe passes, the first 3-player decision overflows: both engines stop with the file's
     name, and the batched engine is never handed an action chosen from them."""
     card = overflowing_agent(tmp_path, probe_passes=True)
-    specs.validate(str(card))  # finite where the probe looks
+    players.validate(str(card))  # finite where the probe looks
     assert np.isfinite(load_policy(str(card)).logits(np.zeros(OBSERVATION.size, np.float32))).all()
     applied = []
     original = batch.apply
@@ -432,7 +437,7 @@ def test_non_finite_logits_are_an_error_naming_the_file_on_both_engines(tmp_path
 
 # ---------------------------------------------------------------------------------------------- the terminal
 def test_names_from_a_replay_are_shown_escaped(tmp_path):
-    from ckc_env.replay import Replay
+    from ckc_env.terminal.replay import Replay
 
     replay = Replay(GameConfig(num_players=3), 7, ["\x1b[2J\x1b[31mred", "[bold]x[/bold]", "bell\x07"], [], False)
     path = replay.save(tmp_path / "hostile.json")
@@ -462,12 +467,12 @@ def test_an_rllib_folder_of_pickles_needs_trust(tmp_path, marker, capsys):
     for name in loading.RLLIB_FILES:
         (module / name).write_bytes(pickle.dumps(Payload(marker)))
     spec = str(tmp_path / "rllib_run")
-    assert specs.parse(spec).kind == "rllib" and not specs.is_safe(spec)
+    assert specs.parse(spec).kind == "rllib" and not players.is_safe(spec)
     for call in (
-        lambda: specs.validate(spec),
-        lambda: specs.build(spec, seed=0),
+        lambda: players.validate(spec),
+        lambda: players.build(spec, seed=0),
         lambda: PolicyAgent(spec),
-        lambda: build_batch_player(spec, seed=0),
+        lambda: players.build_batched(spec, seed=0),
         lambda: run_tournament([spec, "random", "random"], 3, workers=1),
     ):
         with pytest.raises(ValueError, match="RLlib checkpoint"):

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import ckc_env
-import ckc_env.checkpoint_charlie as cc
+import ckc_env.envs.aec as cc
 from ckc_env.engine.game import IN_WINDOW, SCORING, SWAPPING, legal_actions
 from ckc_env.observation import OBSERVATION, STATE
 

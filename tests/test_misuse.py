@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ckc_env
-from ckc_env.checkpoint_charlie import ActionOutOfRangeError
+from ckc_env.envs.aec import ActionOutOfRangeError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,7 +51,7 @@ def test_env_with_an_action_out_of_range(action):
     aec = ckc_env.env()
     aec.reset(seed=0)
     wrapper = aec.env
-    assert isinstance(wrapper, ckc_env.checkpoint_charlie.wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(wrapper, ckc_env.envs.aec.wrappers.AssertOutOfBoundsWrapper)
     with pytest.raises(ActionOutOfRangeError, match=r"out of range for player_\d: actions are integers 0..39") as info:
         aec.step(action)
     assert isinstance(info.value, AssertionError) and isinstance(info.value, ValueError)

@@ -60,7 +60,7 @@ def test_the_wheel_declares_the_console_commands(wheel):
         "ckc-evaluate = ckc_env.training.evaluate:main",
         "ckc-train = ckc_env.training.train:command",
         "ckc-export = ckc_env.training.export:main",
-        "ckc-play = ckc_env.play:main",
+        "ckc-play = ckc_env.terminal.play:main",
         "ckc-plot = ckc_env.training.plots:main",
         "ckc-rllib-train = ckc_env.training.rllib_train:main",
     ):

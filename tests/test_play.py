@@ -10,10 +10,11 @@ import sys
 import pytest
 from rich.console import Console
 
-from ckc_env import GameConfig, play
+from ckc_env import GameConfig
 from ckc_env.engine.cards import cat_name
-from ckc_env.human import cat_from_text
-from ckc_env.replay import Replay
+from ckc_env.terminal import play
+from ckc_env.terminal.human import cat_from_text
+from ckc_env.terminal.replay import Replay
 
 
 class Person:
@@ -204,7 +205,7 @@ def test_the_console_command_with_a_person_who_quits_or_whose_input_ends(tmp_pat
     input leaves the game with status 1, no traceback, and the replay so far."""
     for typed in ("pass\nquit\n", ""):
         done = subprocess.run(
-            [sys.executable, "-m", "ckc_env.play", "--seat", "0", "--opponents", "random", "--players", "3"],
+            [sys.executable, "-m", "ckc_env.terminal.play", "--seat", "0", "--opponents", "random", "--players", "3"],
             input=typed,
             capture_output=True,
             text=True,

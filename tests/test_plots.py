@@ -9,7 +9,7 @@ pytest.importorskip("matplotlib", reason="plots need the plot extra")
 
 from ckc_env.training import evaluate, plots
 
-from ckc_env.tournament import round_robin, run_tournament
+from ckc_env.evaluation.tournament import round_robin, run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"

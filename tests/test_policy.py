@@ -6,16 +6,16 @@ import pytest
 
 sb3_contrib = pytest.importorskip("sb3_contrib", reason="making checkpoints needs the train extra")
 
-from ckc_env.agent_file import save_sb3  # noqa: E402
-from ckc_env.loading import locate  # noqa: E402
+from ckc_env.evaluation.tournament import run_tournament  # noqa: E402
 from ckc_env.observation import (  # noqa: E402
     OBSERVATION,
     OBSERVATION_V0,
     OBSERVATION_V0_WITH_BELIEFS,
     OBSERVATION_WITH_BELIEFS,
 )
-from ckc_env.policy import PolicyAgent  # noqa: E402
-from ckc_env.tournament import run_tournament  # noqa: E402
+from ckc_env.players.agent_file import save_sb3  # noqa: E402
+from ckc_env.players.loading import locate  # noqa: E402
+from ckc_env.players.policy import PolicyAgent  # noqa: E402
 
 
 class _Stub(gym.Env):
@@ -123,7 +123,7 @@ def test_a_rewritten_checkpoint_is_loaded_again(tmp_path):
 def test_the_numpy_policy_plays_as_sb3_predict(tmp_path):
     """PolicyAgent plays the safe file in NumPy: its choices must be MaskablePPO's own deterministic
     ones, sampled ones legal and reproducible from the agent's seed."""
-    from ckc_env.single_agent import CheckpointCharlieSingleAgent
+    from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
 
     model = untrained(OBSERVATION_WITH_BELIEFS.size)
     card = save_sb3(model, tmp_path / "model", players=[4])

@@ -12,7 +12,7 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 
 from ckc_env.training import train
 
-from ckc_env.tournament import run_tournament
+from ckc_env.evaluation.tournament import run_tournament
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ckc_env.tournament import run_tournament
+from ckc_env.evaluation.tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,14 +41,14 @@ def _play(env, seed: int, rng: np.random.Generator) -> tuple[dict, list[str]]:
 def test_rllib_own_env_checker_passes():
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-    from ckc_env.rllib import CheckpointCharlieMultiAgentEnv
+    from ckc_env.envs.rllib import CheckpointCharlieMultiAgentEnv
 
     for config in ({"num_players": 3}, {"num_players": 5, "learning_seats": 2, "opponents": "bayes_v1"}):
         check_multiagent_environments(CheckpointCharlieMultiAgentEnv(config))
 
 
 def test_self_play_rewards_sum_to_the_final_points():
-    from ckc_env.rllib import CheckpointCharlieMultiAgentEnv
+    from ckc_env.envs.rllib import CheckpointCharlieMultiAgentEnv
 
     env = CheckpointCharlieMultiAgentEnv({"num_players": 4, "stasi": True, "cafe_adler": True})
     rng = np.random.default_rng(0)
@@ -61,7 +61,7 @@ def test_self_play_rewards_sum_to_the_final_points():
 
 
 def test_scripted_seats_play_inside_the_env():
-    from ckc_env.rllib import CheckpointCharlieMultiAgentEnv
+    from ckc_env.envs.rllib import CheckpointCharlieMultiAgentEnv
 
     env = CheckpointCharlieMultiAgentEnv(
         {"num_players": 5, "learning_seats": 1, "opponents": ["bayes_v1", "eager", "random", "passive"]}
@@ -77,7 +77,7 @@ def test_scripted_seats_play_inside_the_env():
 
 def test_illegal_actions_end_the_game_with_the_penalty():
     """RLlib's checker samples unmasked actions: the game ends, flagged, rather than crashing."""
-    from ckc_env.rllib import CheckpointCharlieMultiAgentEnv
+    from ckc_env.envs.rllib import CheckpointCharlieMultiAgentEnv
 
     env = CheckpointCharlieMultiAgentEnv({"num_players": 3, "illegal_penalty": -5})
     obs, _ = env.reset(seed=0)
@@ -88,7 +88,7 @@ def test_illegal_actions_end_the_game_with_the_penalty():
 
 
 def test_bad_env_config_names_the_accepted_values():
-    from ckc_env.rllib import CheckpointCharlieMultiAgentEnv
+    from ckc_env.envs.rllib import CheckpointCharlieMultiAgentEnv
 
     with pytest.raises(ValueError, match=r"unknown env_config key\(s\) \['seats'\].*learning_seats"):
         CheckpointCharlieMultiAgentEnv({"seats": 1})

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from ckc_env.training.rllib_config import load_config, parse_config
 
-from ckc_env import configs, specs
+from ckc_env import configs, players
+from ckc_env.players import loading, specs
 
 
 # ---------------------------------------------------------------------------------------- configs
@@ -45,10 +46,10 @@ def test_bad_rllib_configs_are_refused_by_name(data, pattern):
 
 def test_an_untrusted_rllib_checkpoint_is_refused_with_the_ways_on(tmp_path, monkeypatch):
     monkeypatch.delenv("CKC_TRUST_CHECKPOINTS", raising=False)
-    module = tmp_path / "checkpoint" / specs.RLLIB_MODULE
+    module = tmp_path / "checkpoint" / loading.RLLIB_MODULE
     module.mkdir(parents=True)
     for name in ("module_state.pkl", "class_and_ctor_args.pkl"):
         (module / name).write_bytes(b"")  # never read: refused before loading
     assert specs.parse(str(tmp_path)).kind == "rllib"
     with pytest.raises(ValueError, match=r"without trust.*pickle.*best_model.json.*--trust-checkpoint"):
-        specs.validate(str(tmp_path))
+        players.validate(str(tmp_path))

@@ -8,7 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import ckc_env  # noqa: F401  (registers the gymnasium id)
-from ckc_env.single_agent import CheckpointCharlieSingleAgent
+from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
 
 CONFIGS = [
     {"opponents": "random"},

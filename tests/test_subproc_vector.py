@@ -1,4 +1,4 @@
-"""The vector environment with its slots split across worker processes (ckc_env.subproc_vector):
+"""The vector environment with its slots split across worker processes (ckc_env.envs.subproc_vector):
 the same games, rewards, masks and infos as in-process shards with the same seeds, refusals raised
 in the parent, a clean close, and learners that take it unchanged."""
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from ckc_env.batch.agents import _uniform_legal
+from ckc_env.envs.subproc_vector import SubprocVectorEnv, WorkerError
+from ckc_env.envs.vector import CheckpointCharlieVectorEnv
 from ckc_env.seeding import derive_seed
-from ckc_env.subproc_vector import SubprocVectorEnv, WorkerError
-from ckc_env.vector import CheckpointCharlieVectorEnv
 
 RULES = {"opponents": "bayes_v1", "belief_features": True, "reward": "margin"}
 

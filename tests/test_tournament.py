@@ -1,4 +1,4 @@
-"""Tournaments (ckc_env.tournament) and their command line (training/evaluate.py).
+"""Tournaments (ckc_env.evaluation.tournament) and their command line (training/evaluate.py).
 
 - Seat rotation: game g seats lineup player i at seat (i + g) mod n, and every result lands on the
   lineup player who earned it (checked with a stand-in for ``play_game`` that reports seats).
@@ -21,11 +21,12 @@ import numpy as np
 import pytest
 from ckc_env.training import evaluate
 
-from ckc_env import specs, tournament
 from ckc_env.agents import REGISTRY
 from ckc_env.config import COLOURS
+from ckc_env.evaluation import tournament
+from ckc_env.evaluation.tournament import METRICS, RATES, Stat, metric_stat, round_robin, run_tournament, wilson
+from ckc_env.players import specs
 from ckc_env.seeding import derive_seed
-from ckc_env.tournament import METRICS, RATES, Stat, metric_stat, round_robin, run_tournament, wilson
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = ["random", "passive", "eager"]  # cheap agents for small tournaments

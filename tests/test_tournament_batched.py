@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ckc_env import tournament
-from ckc_env.tournament import METRICS, run_tournament
+from ckc_env.evaluation import tournament
+from ckc_env.evaluation.tournament import METRICS, run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ["random", "passive", "eager"]

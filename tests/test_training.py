@@ -224,7 +224,7 @@ def test_behaviour_cloning_learns_the_teachers_accusations(tmp_path):
     from ckc_env.training.imitation import accuracy, collect, pretrain
     from sb3_contrib import MaskablePPO
 
-    from ckc_env.single_agent import CheckpointCharlieSingleAgent
+    from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
 
     env = CheckpointCharlieSingleAgent(opponents="bayes_v1", num_players=5, belief_features=True)
     data = collect(env, "eager", decisions=3000, gamma=0.99, seed=1)

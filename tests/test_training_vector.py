@@ -14,7 +14,7 @@ from ckc_env.training.config import load_config, parse_config
 from ckc_env.training.vec_env import collect_batched
 
 from ckc_env import configs
-from ckc_env.vector import CheckpointCharlieVectorEnv
+from ckc_env.envs.vector import CheckpointCharlieVectorEnv
 
 
 def test_the_vector_section_is_validated():

@@ -22,12 +22,14 @@ from ckc_env.training.imitation import collect
 from ckc_env.training.self_play import SnapshotOpponent
 from test_policy import untrained
 
-from ckc_env import agent_file, loading, play, specs
+from ckc_env import players
 from ckc_env.config import GameConfig
+from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
+from ckc_env.evaluation.tournament import round_robin, run_tournament
 from ckc_env.observation import OBSERVATION
-from ckc_env.policy import PolicyAgent
-from ckc_env.single_agent import CheckpointCharlieSingleAgent
-from ckc_env.tournament import round_robin, run_tournament
+from ckc_env.players import agent_file, loading
+from ckc_env.players.policy import PolicyAgent
+from ckc_env.terminal import play
 
 REFUSED = r"refusing to load .*evil\.zip without trust: .*cloudpickle.*stable-baselines3 issue 2281.*ckc-export"
 
@@ -93,8 +95,8 @@ def test_the_hostile_zip_really_runs_its_payload_when_trusted(evil, marker, monk
 
 def test_the_python_apis_refuse_it(evil, marker, tmp_path):
     calls = {
-        "specs.validate": lambda: specs.validate(evil),
-        "specs.build": lambda: specs.build(evil, seed=0),
+        "players.validate": lambda: players.validate(evil),
+        "players.build": lambda: players.build(evil, seed=0),
         "PolicyAgent": lambda: PolicyAgent(evil),
         "run_tournament": lambda: run_tournament([evil, "random", "random"], games=3, workers=1),
         "round_robin": lambda: round_robin([evil, "random", "passive", "eager"], 3, games=4, workers=1),
@@ -229,7 +231,7 @@ def test_pickles_under_other_names_are_not_loaded(tmp_path, marker, name):
         with pytest.raises(ValueError, match=r"not an agent file|holds a zip file|agent card .*format="):
             PolicyAgent(path, trust_checkpoint=trust)
         with pytest.raises(ValueError):
-            specs.validate(str(path), trust_checkpoint=trust)
+            players.validate(str(path), trust_checkpoint=trust)
     assert not marker.exists()
 
 
@@ -245,5 +247,5 @@ def test_the_trust_variable_takes_only_yes_or_no(monkeypatch, evil, marker):
 
 def test_a_spec_cannot_smuggle_trust_in_as_a_parameter(evil, marker):
     with pytest.raises(ValueError, match=r"takes the parameter deterministic, not \['trust_checkpoint'\]"):
-        specs.validate({"name": evil, "trust_checkpoint": True})
+        players.validate({"name": evil, "trust_checkpoint": True})
     assert not marker.exists()

@@ -1,4 +1,4 @@
-"""The vector environment (ckc_env.vector) and its stable-baselines3 adapter: gymnasium's vector
+"""The vector environment (ckc_env.envs.vector) and its stable-baselines3 adapter: gymnasium's vector
 contract, the single-agent view's rewards and episodes, refusals, mixed player counts, checkpoint
 opponents, and learners that take it unchanged."""
 
@@ -18,10 +18,12 @@ from ckc_env.batch.chance import next_keys
 from ckc_env.batch.game import start_games
 from ckc_env.batch.replay import Lockstep
 from ckc_env.config import GameConfig
+from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
+from ckc_env.envs.vector import CheckpointCharlieVectorEnv
 from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS, encode_observation
-from ckc_env.policy import load_policy
-from ckc_env.single_agent import CheckpointCharlieSingleAgent
-from ckc_env.vector import BatchPolicyAgent, CheckpointCharlieVectorEnv, batch_capable
+from ckc_env.players import batch_capable
+from ckc_env.players.batch_policy import BatchPolicyAgent
+from ckc_env.players.policy import load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINT = ROOT / "checkpoints" / "ppo_5p_distilled"

@@ -28,11 +28,11 @@ vector: {num_envs: 1024, threads: 1, workers: 1}     # the batched engine: num_e
 With several player counts, every evaluation table is played at each count (``games`` games each);
 its result holds ``by_count`` and, for choosing the best model, the mean win rate over the counts.
 
-``vector`` trains on :class:`ckc_env.vector.CheckpointCharlieVectorEnv` (opponents and a pretraining
+``vector`` trains on :class:`ckc_env.envs.vector.CheckpointCharlieVectorEnv` (opponents and a pretraining
 teacher then need a batched form; ``n_envs`` must stay 1, and ``ppo.n_steps`` counts steps per game
 slot, so a rollout is ``n_steps x num_envs`` decisions); ``threads`` is torch's thread count while
 the batch waits for the gradient steps; ``workers`` > 1 splits the slots across that many processes
-(:class:`ckc_env.subproc_vector.SubprocVectorEnv`), stepped at the same time, for machines with
+(:class:`ckc_env.envs.subproc_vector.SubprocVectorEnv`), stepped at the same time, for machines with
 cores to spare (another worker count deals other games). Without it, training runs on the scalar
 single-agent view.
 """
@@ -44,10 +44,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ckc_env import specs
 from ckc_env.config import GameConfig, load_yaml_mapping
+from ckc_env.envs.single_agent import is_per_count, per_count, player_counts
 from ckc_env.files import short
-from ckc_env.single_agent import is_per_count, per_count, player_counts
+from ckc_env.players import specs
 
 PPO_EXCLUDED = (
     "self",
@@ -225,11 +225,11 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class Vector:
-    """Training on the batched engine (``ckc_env.vector``)."""
+    """Training on the batched engine (``ckc_env.envs.vector``)."""
 
     num_envs: int = 1024  # games stepped at once
     threads: int = 1  # torch threads for the gradient steps
-    workers: int = 1  # processes the game slots are split across (ckc_env.subproc_vector)
+    workers: int = 1  # processes the game slots are split across (ckc_env.envs.subproc_vector)
 
 
 @dataclass(frozen=True)

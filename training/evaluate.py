@@ -1,4 +1,4 @@
-"""Evaluate players against each other: a command-line front end to :mod:`ckc_env.tournament`.
+"""Evaluate players against each other: a command-line front end to :mod:`ckc_env.evaluation.tournament`.
 
 One table, seats rotated (the game count is rounded up to a multiple of the number of seats)::
 
@@ -12,9 +12,9 @@ A round robin: every table of ``--num-players`` distinct players, the games shar
 
 (``ckc-evaluate`` is ``python -m ckc_env.training.evaluate``.)
 
-Players are specs (:mod:`ckc_env.specs`): registered agent names (``random``, ``passive``,
+Players are specs (:mod:`ckc_env.players.specs`): registered agent names (``random``, ``passive``,
 ``eager``, ``bayes_v1``, ``cheater``) or trained checkpoints: a run folder, an agent card
-(``.json``) or its ``.safetensors`` (``ckc_env.agent_file``: they load without running anything).
+(``.json``) or its ``.safetensors`` (``ckc_env.players.agent_file``: they load without running anything).
 A stable-baselines3 ``.zip`` is unpickled when loaded, so it plays only with ``--trust-checkpoint``
 (or ``CKC_TRUST_CHECKPOINTS=1``); ``ckc-export`` turns it into a safe file once. Agent parameters
 follow the name after a colon, comma-separated: ``bayes_v1:sure=0.7,bar_late=0.5``.
@@ -46,10 +46,11 @@ from typing import Any
 
 from ckc_env.training.plots import plot_results
 
-from ckc_env import cli, configs, specs
+from ckc_env import cli, configs, players
 from ckc_env.agents import REGISTRY
 from ckc_env.config import load_yaml_mapping
-from ckc_env.tournament import ENGINES, round_robin, run_tournament
+from ckc_env.evaluation.tournament import ENGINES, round_robin, run_tournament
+from ckc_env.players import specs
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             if args.num_players is not None:
                 config["num_players"] = args.num_players  # must agree with the lineup
             for spec in lineup:
-                specs.validate(spec, trust_checkpoint=trust)
+                players.validate(spec, trust_checkpoint=trust)
             result = run_tournament(
                 lineup,
                 args.games,
@@ -135,14 +136,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             if args.plot:
                 print(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
         else:
-            players = [specs.from_text(p) for p in args.round_robin]
-            num_players = args.num_players if args.num_players is not None else min(len(players), 5)
+            entrants = [specs.from_text(p) for p in args.round_robin]
+            num_players = args.num_players if args.num_players is not None else min(len(entrants), 5)
             if not 3 <= num_players <= 5:
                 raise ValueError(f"--num-players must be 3, 4 or 5, got {num_players}")
-            for spec in players:
-                specs.validate(spec, trust_checkpoint=trust)
+            for spec in entrants:
+                players.validate(spec, trust_checkpoint=trust)
             result = round_robin(
-                players,
+                entrants,
                 num_players,
                 args.games,
                 args.seed,

@@ -1,4 +1,4 @@
-"""Export stable-baselines3 checkpoints to the safe agent format (``ckc_env.agent_file``).
+"""Export stable-baselines3 checkpoints to the safe agent format (``ckc_env.players.agent_file``).
 
     ckc-export checkpoints/ppo_5p_distilled --trust-checkpoint      # a run folder: its best and final model
     ckc-export model.zip --players 5 --trust-checkpoint             # model.json + model.safetensors beside it
@@ -27,9 +27,10 @@ from typing import Any
 import numpy as np
 from ckc_env.training.config import TrainConfig, load_config
 
-from ckc_env import agent_file, cli, loading
+from ckc_env import cli
 from ckc_env.files import read_json
-from ckc_env.policy import load_sb3
+from ckc_env.players import agent_file, loading
+from ckc_env.players.policy import load_sb3
 
 MODELS = ("best_model.zip", "final_model.zip", "latest_model.zip")
 """The zips a run folder may hold, exported together."""

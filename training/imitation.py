@@ -31,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from ckc_env import specs
+from ckc_env import players
 from ckc_env.engine.actions import PASS
 from ckc_env.engine.view import PlayerView
+from ckc_env.players.specs import PlayerSpec
 from ckc_env.seeding import derive_seed
-from ckc_env.specs import PlayerSpec
 
 
 @dataclass
@@ -58,14 +58,14 @@ def collect(
     trust_checkpoint: bool = False,
 ) -> Demonstrations:
     """Let ``teacher`` (one spec, or ``{player count: spec}`` for an environment of several counts)
-    play the learner's seat of a :class:`~ckc_env.single_agent.CheckpointCharlieSingleAgent` for at
+    play the learner's seat of a :class:`~ckc_env.envs.single_agent.CheckpointCharlieSingleAgent` for at
     least ``decisions`` decisions (whole games); a zip teacher loads only with ``trust_checkpoint``."""
     observations, masks, actions, returns = [], [], [], []
     games = 0
     while len(actions) < decisions:
         observation, info = env.reset(seed=derive_seed(seed, "game", games))
         spec = teacher[info["num_players"]] if isinstance(teacher, Mapping) and "name" not in teacher else teacher
-        agent = specs.build(spec, seed=derive_seed(seed, "teacher", games), trust_checkpoint=trust_checkpoint)
+        agent = players.build(spec, seed=derive_seed(seed, "teacher", games), trust_checkpoint=trust_checkpoint)
         games += 1
         agent.reset(env.seat, env.aec.config)
         view = PlayerView(env.aec.game, env.seat)

@@ -8,7 +8,7 @@
 
 (``ckc-plot`` is ``python -m ckc_env.training.plots``.) Needs matplotlib: ``pip install
 "ckc-env[plot]"``. Every interval drawn is the one in the file: Wilson's 95% interval for win
-rates (:class:`ckc_env.tournament.Stat`); the dashed line is a seat's fair share, 1/n.
+rates (:class:`ckc_env.evaluation.tournament.Stat`); the dashed line is a seat's fair share, 1/n.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ckc_env import cli
+from ckc_env.evaluation.tournament import wilson
 from ckc_env.files import read_json, read_yaml
-from ckc_env.tournament import wilson
 
 
 def _pyplot():

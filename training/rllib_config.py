@@ -8,7 +8,7 @@ cluster is asked for anything.
 seed: 0
 iterations: 30                # PPO training iterations (each: one train batch, then the updates)
 game: {num_players: 5}        # GameConfig fields
-env:                          # the env_config of ckc_env.rllib (besides the game)
+env:                          # the env_config of ckc_env.envs.rllib (besides the game)
   learning_seats: 1           # "all": every seat learns through the one shared module (self-play)
   opponents: random           # the other seats, played inside the env: one spec for all, or a list
   reward: margin
@@ -32,9 +32,9 @@ from typing import Any
 
 from ckc_env.training.config import _fail, _int, _ranged, _reject_unknown, _seat_specs
 
-from ckc_env import specs
 from ckc_env.config import GameConfig, load_yaml_mapping
 from ckc_env.files import short
+from ckc_env.players import specs
 
 PPO_RANGES: dict[str, tuple] = {
     "lr": ("number", 0, 1, True, False),

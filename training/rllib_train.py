@@ -16,7 +16,7 @@ machines. The run folder holds ``config.yaml`` (the resolved config), ``command.
 ``checkpoint/`` (RLlib's algorithm checkpoint: ``--resume`` continues from it), the shared module
 as safe agent files (``latest_model``, ``final_model`` and ``best_model``: ``.json`` +
 ``.safetensors``, played with no ray and nothing unpickled), ``history.json`` (every
-iteration's figures), ``evaluations.json`` (tournaments through ``ckc_env.tournament``) and
+iteration's figures), ``evaluations.json`` (tournaments through ``ckc_env.evaluation.tournament``) and
 ``tensorboard/`` (``charts/``, ``losses/``, ``perf/`` and ``eval/`` tags).
 """
 
@@ -37,9 +37,10 @@ import yaml
 from ckc_env.training.rllib_config import RLlibConfig, load_config
 from ckc_env.training.train import learner_result, new_run_dir
 
-from ckc_env import cli, configs, loading, specs
+from ckc_env import cli, configs, players
+from ckc_env.evaluation.tournament import run_tournament
 from ckc_env.files import InputError, read_json
-from ckc_env.tournament import run_tournament
+from ckc_env.players import loading, specs
 
 RESULT_TAGS = {
     "charts/episode_return_mean": ("env_runners", "episode_return_mean"),
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> None:
             run_dir = new_run_dir(args.run_dir, f"runs/rllib_{Path(args.config).stem}_seed{config.seed}", args.force)
         opponents = config.env.get("opponents", [])
         for spec in [opponents] if isinstance(opponents, (str, dict)) else opponents:
-            specs.validate(spec, trust_checkpoint=args.trust_checkpoint)
+            players.validate(spec, trust_checkpoint=args.trust_checkpoint)
         history_path, evaluations_path = run_dir / "history.json", run_dir / "evaluations.json"
         history = _records(history_path, "iteration", "env_steps") if args.resume else []
         evaluations = _records(evaluations_path, "iteration", "env_steps") if args.resume else []
@@ -197,7 +198,8 @@ def main(argv: list[str] | None = None) -> None:
     # --- Ray: a local one, or the cluster at the address
     import ray
 
-    from ckc_env import rllib
+    from ckc_env.envs import rllib
+    from ckc_env.players.rllib import MODULE_ID, save_agent_file
 
     scaling = config.scaling
     if address:
@@ -219,13 +221,13 @@ def main(argv: list[str] | None = None) -> None:
     ).build_algo()
     if args.resume:
         algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
-    players = [int(config.game.get("num_players", 5))]
+    counts = [int(config.game.get("num_players", 5))]
     training = {"seed": config.seed, "config": config.to_dict()}
 
     def export(name: str, evaluation: dict[str, Any] | None = None) -> Path:
-        module = algo.get_module(rllib.MODULE_ID)
+        module = algo.get_module(MODULE_ID)
         record = {**training, "iterations": done, "env_steps": history[-1]["env_steps"] if history else 0}
-        return rllib.save_agent_file(module, run_dir / name, players, record, evaluation)
+        return save_agent_file(module, run_dir / name, counts, record, evaluation)
 
     def run_evaluation() -> None:
         card = export("latest_model")

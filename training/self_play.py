@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from ckc_env.agent_file import save_sb3
 from ckc_env.agents import Agent, RandomAgent
 from ckc_env.config import GameConfig
 from ckc_env.engine.view import PlayerView
-from ckc_env.policy import PolicyAgent
+from ckc_env.players.agent_file import save_sb3
+from ckc_env.players.policy import PolicyAgent
+from ckc_env.players.specs import SELF
 from ckc_env.seeding import derive_seed
-from ckc_env.specs import SELF
 
 
 class SnapshotOpponent(Agent):

@@ -7,13 +7,13 @@
 (``ckc-train`` is ``python -m ckc_env.training.train``.)
 
 The script reads top to bottom: config -> seed -> environments -> model -> callbacks -> learn ->
-save. A config with a ``vector`` section trains on the batched engine (``ckc_env.vector``: thousands
+save. A config with a ``vector`` section trains on the batched engine (``ckc_env.envs.vector``: thousands
 of games stepped at once, in this process or split across ``vector.workers`` processes,
 ``configs/train/full_vector.yaml``); without it, on
 ``n_envs`` scalar single-agent environments. A run folder holds everything needed to reproduce and use the run: ``config.yaml`` (the
 resolved config), ``command.txt``, the best model (best win rate against the first evaluation
 table) and the final one, each as a safe agent file to play (``best_model.json`` +
-``best_model.safetensors``, see ``ckc_env.agent_file``) beside stable-baselines3's zip to resume
+``best_model.safetensors``, see ``ckc_env.players.agent_file``) beside stable-baselines3's zip to resume
 from (``best_model.zip``), ``evaluations.json`` (the evaluation history), ``tensorboard/`` (SB3's
 ``rollout/``, ``train/`` and ``time/`` tags, and ``eval/`` for the evaluations) and, with
 self-play, ``snapshots/`` (safe files only).
@@ -38,13 +38,14 @@ from typing import Any
 import yaml
 from ckc_env.training.config import TrainConfig, load_config, specs_named
 
-from ckc_env import cli, configs, specs
-from ckc_env.agent_file import save_sb3
+from ckc_env import cli, configs, players
+from ckc_env.envs.single_agent import is_per_count
+from ckc_env.evaluation.tournament import run_tournament
 from ckc_env.files import InputError, parse_json, read_json, short
-from ckc_env.loading import locate
+from ckc_env.players import specs
+from ckc_env.players.agent_file import save_sb3
+from ckc_env.players.loading import locate
 from ckc_env.seeding import derive_seed
-from ckc_env.single_agent import is_per_count
-from ckc_env.tournament import run_tournament
 
 
 def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust_checkpoint: bool = False):
@@ -53,7 +54,7 @@ def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust
     def build():
         from ckc_env.training.self_play import SnapshotOpponents
 
-        from ckc_env.single_agent import CheckpointCharlieSingleAgent
+        from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
 
         opponents = config.opponents
         if config.uses_self_play and len(config.player_counts) == 1:  # seeded as before several counts existed
@@ -170,10 +171,8 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
     if config.pretrain.teacher is not None:
         named.extend(specs_named(config.pretrain.teacher))
     for spec in named:
-        specs.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
+        players.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
     if config.vector is not None:
-        from ckc_env.vector import build_batch_player
-
         teacher = config.pretrain.teacher
         if teacher is not None and is_per_count(teacher):
             raise ValueError(
@@ -184,7 +183,7 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
             if spec is None:
                 continue
             try:
-                build_batch_player(spec, seed=0, trust_checkpoint=trust_checkpoint)
+                players.build_batched(spec, seed=0, trust_checkpoint=trust_checkpoint)
             except ValueError as exc:
                 raise ValueError(f"{key}: {exc} (vector training plays batched players only)") from None
 
@@ -276,7 +275,7 @@ def check_snapshots(folder: Path, config: TrainConfig, trust_checkpoint: bool = 
     (by the loading rule, links resolved; never a zip, whatever the trust) that loads as it will play."""
     if not config.uses_self_play or not folder.is_dir():
         return
-    from ckc_env.policy import check_checkpoint
+    from ckc_env.players.policy import check_checkpoint
 
     for path in sorted(folder.glob("snapshot_*.json")):
         source = locate(path)

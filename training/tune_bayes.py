@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ckc_env import cli
 from ckc_env.agents import BayesParams
-from ckc_env.tournament import run_tournament
+from ckc_env.evaluation.tournament import run_tournament
 
 GRID: dict[str, list[float]] = {
     "sure": [0.3, 0.4, 0.5, 0.6, 0.75, 0.9],

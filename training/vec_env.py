@@ -19,13 +19,13 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from ckc_env.subproc_vector import SubprocVectorEnv
-from ckc_env.vector import CheckpointCharlieVectorEnv
+from ckc_env.envs.subproc_vector import SubprocVectorEnv
+from ckc_env.envs.vector import CheckpointCharlieVectorEnv
 
 
 class SB3VecEnv(VecEnv):
-    """A :class:`~ckc_env.vector.CheckpointCharlieVectorEnv` (or its
-    :class:`~ckc_env.subproc_vector.SubprocVectorEnv`) behind stable-baselines3's ``VecEnv`` API."""
+    """A :class:`~ckc_env.envs.vector.CheckpointCharlieVectorEnv` (or its
+    :class:`~ckc_env.envs.subproc_vector.SubprocVectorEnv`) behind stable-baselines3's ``VecEnv`` API."""
 
     def __init__(self, env: CheckpointCharlieVectorEnv | SubprocVectorEnv) -> None:
         self.env = env
@@ -118,10 +118,10 @@ def collect_batched(
     only, as the scalar collection)."""
     from ckc_env.training.imitation import Demonstrations
 
+    from ckc_env import players
     from ckc_env.seeding import derive_seed
-    from ckc_env.vector import build_batch_player
 
-    player = build_batch_player(teacher, derive_seed(seed, "teacher"), trust_checkpoint)
+    player = players.build_batched(teacher, derive_seed(seed, "teacher"), trust_checkpoint)
     slots = np.arange(env.num_envs)
     observation, _ = env.reset(seed=derive_seed(seed, "games"))
     steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []

@@ -415,3 +415,16 @@ def empty_state(rules: BatchRules, n: np.ndarray, chance: Any, first_player_opti
         winners=full((size, SEATS), False, bool),
         record=record,
     )
+
+
+def subset(state: BatchState, games: np.ndarray) -> BatchState:
+    """The games ``games`` of a batch as a batch of their own (copies of their rows), for players
+    that compute something over whole batches (a network's observation) but act in a few games."""
+    size = state.batch_size
+    values = {}
+    for f in fields(state):
+        value = getattr(state, f.name)
+        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == size:
+            value = value[games]
+        values[f.name] = value
+    return BatchState(**values)

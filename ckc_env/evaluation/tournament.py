@@ -1,10 +1,10 @@
 """Tournaments: seeded games between any mix of players, seats rotated, statistics with 95% intervals.
 
-    from ckc_env.tournament import run_tournament
+    from ckc_env.evaluation.tournament import run_tournament
     result = run_tournament(["bayes_v1", "random", "random", "random", "random"], games=2000, seed=0)
     print(result.table())
 
-Players are named by specs (:mod:`ckc_env.specs`: a registered agent name, a name with
+Players are named by specs (:mod:`ckc_env.players.specs`: a registered agent name, a name with
 parameters, or a checkpoint path); every worker builds its own players from them. A
 stable-baselines3 ``.zip`` plays only with ``trust_checkpoint=True`` (its loading unpickles).
 
@@ -15,7 +15,7 @@ one). Game g is dealt with seed ``derive_seed(seed, "game", g)`` and the player 
 results do not depend on how the games were split.
 
 When every player has a batched form (the batched baselines and checkpoints,
-:func:`ckc_env.vector.batch_capable`), the games are played on the batched engine
+:func:`ckc_env.players.batch_capable`), the games are played on the batched engine
 (:mod:`ckc_env.batch`), up to :data:`BATCH_GAMES` at once in one process, with the same seating and
 per-game seeds: each player decides for all the games where it is to act in one call (a checkpoint
 in one forward pass). The batched engine draws its deals from its own stream (``batch.chance``),
@@ -45,15 +45,18 @@ from typing import Any
 
 import numpy as np
 
-from . import specs
-from .agents import Agent
-from .batch.agents import BATCH_REGISTRY
-from .checkpoint_charlie import raw_env
-from .config import COLOURS, GameConfig
-from .engine.view import PlayerView
-from .seeding import derive_seed
-from .specs import PlayerSpec
-from .vector import batch_capable
+from ..agents import Agent
+from ..batch.agents import BATCH_REGISTRY
+from ..config import COLOURS, GameConfig
+from ..engine.view import PlayerView
+from ..envs.aec import raw_env
+from ..players import batch_capable, specs
+from ..players import build as build_player
+from ..players import build_batched as build_batched_player
+from ..players import is_safe as is_safe_player
+from ..players import validate as validate_player
+from ..players.specs import PlayerSpec
+from ..seeding import derive_seed
 
 METRICS = ("win", "points", "gold", "white", "black", "chief_rate")
 """Per game: win share (1/k for a k-way shared win), final points, chips of each colour, and the
@@ -105,16 +108,16 @@ def play_batched(
 ) -> list[tuple[int, dict[str, Any]]]:
     """The games ``game_ids`` on the batched engine, seated and seeded as ``_play_chunk`` seats them;
     the same per-game records."""
-    from . import batch
-    from .vector import build_batch_player
+    from .. import batch
 
     n = len(lineup)
     ids = np.asarray(list(game_ids), dtype=np.int64)
     game_config = GameConfig.from_dict(config)
     state = batch.init(game_config, seeds=[derive_seed(seed, "game", int(g)) for g in ids])
     chunk = int(ids[0]) if len(ids) else 0
-    players = [
-        build_batch_player(spec, derive_seed(seed, "agent", "batch", chunk, i), trust) for i, spec in enumerate(lineup)
+    seated = [
+        build_batched_player(spec, derive_seed(seed, "agent", "batch", chunk, i), trust)
+        for i, spec in enumerate(lineup)
     ]
     size = len(ids)
     caught = np.zeros((size, n))
@@ -128,7 +131,7 @@ def play_batched(
         actions = np.zeros(size, dtype=np.int64)
         for i in np.unique(index):
             games = waiting[index == i]
-            actions[games] = players[i].act(state, games)
+            actions[games] = seated[i].act(state, games)
         batch.apply(state, actions, games=waiting)
         ended = np.flatnonzero(state.round_ended)
         if len(ended):
@@ -166,7 +169,7 @@ def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
     for g in game_ids:
         seating = [(i - g) % n for i in range(n)]  # seating[s] = lineup index at seat s
         agents = [
-            specs.build(lineup[i], seed=derive_seed(seed, "agent", g, s), trust_checkpoint=trust)
+            build_player(lineup[i], seed=derive_seed(seed, "agent", g, s), trust_checkpoint=trust)
             for s, i in enumerate(seating)
         ]
         out.append((g, {**play_game(env, agents, derive_seed(seed, "game", g)), "seating": seating}))
@@ -322,7 +325,7 @@ def run_tournament(
     GameConfig.from_dict(config)  # fail early with the accepted values (3..5 players etc.)
     games = _positive_games(games)
     for spec in lineup:
-        specs.validate(spec, trust_checkpoint=trust_checkpoint)
+        validate_player(spec, trust_checkpoint=trust_checkpoint)
     games = -(-games // n) * n
     if engine not in ENGINES:
         raise ValueError(f"invalid engine={engine!r}: accepted values are {list(ENGINES)}")
@@ -353,7 +356,7 @@ def run_tournament(
             bar(len(part))
     else:
         # A zip loads torch, whose thread pools do not survive a fork: spawn fresh workers then.
-        spawn = not all(specs.is_safe(spec) for spec in lineup)
+        spawn = not all(is_safe_player(spec) for spec in lineup)
         context = multiprocessing.get_context("spawn") if spawn else None
         with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_one_thread) as pool:
             for part in pool.map(_play_chunk, jobs):
@@ -517,7 +520,7 @@ def round_robin(
         raise ValueError(f"a {num_players}-player round robin needs at least {num_players} players, got {len(players)}")
     games = _positive_games(games)
     for spec in players:  # before any table is played
-        specs.validate(spec, trust_checkpoint=trust_checkpoint)
+        validate_player(spec, trust_checkpoint=trust_checkpoint)
     tables = list(combinations(players, num_players))
     per_table = -(-games // len(tables))
     results = [

@@ -1,7 +1,7 @@
 """A person at the table: a player that shows its seat's view in the terminal and reads a choice.
 
 ``HumanAgent`` is an :class:`~ckc_env.agents.base.Agent` like the scripted ones, so a person sits
-at any seat of a game driven by ``ckc-play`` (:mod:`ckc_env.play`). It reads the game only through
+at any seat of a game driven by ``ckc-play`` (:mod:`ckc_env.terminal.play`). It reads the game only through
 its seat's :class:`~ckc_env.engine.view.PlayerView`, so it shows exactly what that seat may know:
 its own clue, the rows and discard piles, the accusations, every seat's chips by colour and its
 own chips' values, the public and face-up clues, whose turn it is and the legal targets. Between
@@ -28,9 +28,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .agents.base import Agent
-from .config import COLOURS, GameConfig
-from .engine.actions import (
+from ..agents.base import Agent
+from ..config import COLOURS, GameConfig
+from ..engine.actions import (
     ACCUSE,
     CAFE_ADLER,
     CLUE_FACE,
@@ -42,9 +42,9 @@ from .engine.actions import (
     SWAP,
     WINDOW,
 )
-from .engine.cards import FEATURE_LETTERS, FEATURES, INVESTIGATOR, N_CATS, cat_name, cats_in, clue_name
-from .engine.view import PlayerView
-from .files import printable
+from ..engine.cards import FEATURE_LETTERS, FEATURES, INVESTIGATOR, N_CATS, cat_name, cats_in, clue_name
+from ..engine.view import PlayerView
+from ..files import printable
 
 COLOUR_STYLE = {"gold": "bold yellow", "white": "bold white", "black": "bold bright_black"}
 HELP = f"""[bold]How to answer[/]

@@ -2,7 +2,7 @@
 
 The learner holds one seat (fixed, or drawn at random each game); the other seats are played
 inside ``step()`` by a configured mix of players (baseline names, checkpoint paths or agent
-objects, as in :mod:`ckc_env.tournament`). The learner sees its own observation vector and gets
+objects, as in :mod:`ckc_env.evaluation.tournament`). The learner sees its own observation vector and gets
 ``action_masks()`` for MaskablePPO.
 
 | | |
@@ -33,14 +33,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import engine, specs
-from .agents.base import Agent
-from .checkpoint_charlie import raw_env
-from .engine.actions import N_ACTIONS
-from .engine.view import PlayerView
-from .files import short
-from .seeding import derive_seed
-from .specs import PlayerSpec
+from .. import engine, players
+from ..agents.base import Agent
+from ..engine.actions import N_ACTIONS
+from ..engine.view import PlayerView
+from ..files import short
+from ..players import specs
+from ..players.specs import PlayerSpec
+from ..seeding import derive_seed
+from .aec import raw_env
 
 OpponentSpec = PlayerSpec | Agent
 
@@ -76,7 +77,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         for table in self.opponent_specs.values():
             for spec in table:
                 if not isinstance(spec, Agent):
-                    specs.validate(spec, trust_checkpoint=trust_checkpoint)
+                    players.validate(spec, trust_checkpoint=trust_checkpoint)
         fewest = self.counts[0]
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < fewest
@@ -116,7 +117,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
             if isinstance(spec, Agent):
                 agent = spec
             else:
-                agent = specs.build(spec, derive_seed(episode, "agent", seat), trust_checkpoint=self.trust_checkpoint)
+                agent = players.build(spec, derive_seed(episode, "agent", seat), trust_checkpoint=self.trust_checkpoint)
             agent.reset(seat, self.aec.config)
             self._opponents[seat] = agent
         self._pending = self._play_others()

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import engine
-from .config import GameConfig
-from .engine.state import GameState
-from .files import read_json, short
+from .. import engine
+from ..config import GameConfig
+from ..engine.state import GameState
+from ..files import read_json, short
 
 FORMAT = "ckc-replay"
 VERSION = 1

@@ -12,19 +12,18 @@ The only module of the package that imports ray (``pip install -e ".[rllib]"``).
 
 ``env_config`` keys: ``learning_seats`` (``"all"``: every seat learns, self-play through one shared
 module; or a number k of seats, drawn at random each game), ``opponents`` (player specs, as in
-:mod:`ckc_env.specs`, for the other seats: one for all or one per seat in seat order, played inside
+:mod:`ckc_env.players.specs`, for the other seats: one for all or one per seat in seat order, played inside
 the env because scripted players read the table, which an RLModule never sees),
 ``reward``, ``belief_features``, ``trust_checkpoint`` and any field of :class:`~ckc_env.config.GameConfig`.
 
 :func:`ppo_config` builds the PPO config: one ``"shared"`` ``ActionMaskingTorchRLModule`` (RLlib's
-shipped masking module) plays every learning seat; :class:`RLlibAgent` plays a checkpoint of it
-wherever players are named (a tournament, ``ckc-evaluate``, ``ckc-play``).
+shipped masking module) plays every learning seat; ``ckc_env.players.rllib.RLlibAgent`` plays a
+checkpoint of it wherever players are named (a tournament, ``ckc-evaluate``, ``ckc-play``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -33,19 +32,17 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.tune.registry import register_env
 
-from . import engine, specs
-from .agents.base import Agent
-from .checkpoint_charlie import raw_env
-from .config import GameConfig
-from .engine.actions import N_ACTIONS
-from .engine.view import PlayerView
-from .loading import RLLIB_MODULE, AgentSource, require_trust, rllib_module_dir
-from .observation import encoder, layout_by_size
-from .seeding import derive_seed
+from .. import engine, players
+from ..agents.base import Agent
+from ..config import GameConfig
+from ..engine.actions import N_ACTIONS
+from ..engine.view import PlayerView
+from ..players import specs
+from ..players.rllib import MODULE_ID
+from ..seeding import derive_seed
+from .aec import raw_env
 
 ENV_NAME = "checkpoint_charlie"
-MODULE_ID = "shared"
-"""The one learning module every learning seat maps to."""
 REWARDS = ("points", "win", "margin")
 ENV_KEYS = ("learning_seats", "opponents", "reward", "belief_features", "illegal_penalty", "trust_checkpoint")
 
@@ -78,7 +75,7 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         self.learning_count = learning_seats
         self.opponent_specs = specs.for_seats(opponents, n - learning_seats) if learning_seats < n else []
         for spec in self.opponent_specs:
-            specs.validate(spec, trust_checkpoint=self.trust_checkpoint)
+            players.validate(spec, trust_checkpoint=self.trust_checkpoint)
         self.possible_agents = list(self.aec.possible_agents)
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.agents = []
@@ -111,7 +108,7 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         self._scripted = [None] * n
         others = [s for s in range(n) if s not in self._learning]
         for k, seat in enumerate(others):
-            agent = specs.build(
+            agent = players.build(
                 self.opponent_specs[k], derive_seed(episode, "agent", seat), trust_checkpoint=self.trust_checkpoint
             )
             agent.reset(seat, self.aec.config)
@@ -248,149 +245,9 @@ def _to_shared_module(agent_id: str, episode: Any, **kwargs: Any) -> str:
     return MODULE_ID
 
 
-# ---------------------------------------------------------------------- checkpoints as players
-def module_dir(path: str | Path) -> Path:
-    """The shared module's folder in an RLlib checkpoint: the algorithm checkpoint, its module
-    folder, or a ``ckc-rllib-train`` run folder (its ``checkpoint``)."""
-    found = rllib_module_dir(path)
-    if found is None:
-        raise ValueError(
-            f"{path} holds no RLlib checkpoint of the {MODULE_ID!r} module: give a ckc-rllib-train run folder, "
-            f"its checkpoint folder or {RLLIB_MODULE} inside it"
-        )
-    return found
-
-
-_MODULES: dict[tuple[Path, int], Any] = {}
-
-
-def load_module(path: str | Path | AgentSource, trust_checkpoint: bool = False):
-    """The shared RLModule of a checkpoint, once per process and checkpoint version. RLlib
-    unpickles the module's files, so this needs trust (``trust_checkpoint`` or ``CKC_TRUST_CHECKPOINTS=1``)."""
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
-    source = path if isinstance(path, AgentSource) else AgentSource(str(path), "rllib", module_dir(path).resolve())
-    if source.kind != "rllib":
-        raise ValueError(f"{source.named} is not an RLlib checkpoint (it loads as a {source.kind})")
-    require_trust(source, trust_checkpoint)
-    folder = source.path
-    key = (folder, (folder / "module_state.pkl").stat().st_mtime_ns)
-    if key not in _MODULES:
-        module = RLModule.from_checkpoint(folder)
-        module.eval()
-        _MODULES[key] = module
-    return _MODULES[key]
-
-
-class RLlibAgent(Agent):
-    """Plays the shared module of an RLlib checkpoint (deterministic by default: the most probable
-    legal action; otherwise drawn from the policy with the agent's own seeded generator). Loading
-    it unpickles, so it needs trust."""
-
-    def __init__(
-        self,
-        path: str | Path | AgentSource,
-        seed: int | None = None,
-        deterministic: bool = True,
-        trust_checkpoint: bool = False,
-    ) -> None:
-        super().__init__(seed)
-        import torch
-
-        self._torch = torch
-        self.path = path.named if isinstance(path, AgentSource) else str(path)
-        self.name = self.path
-        self.module = load_module(path, trust_checkpoint)
-        size = self.module.observation_space["observations"].shape[0]
-        found = layout_by_size(size)
-        if found is None:
-            raise ValueError(f"{path}: the module reads observations of {size} numbers, which no layout has")
-        self.layout = found[2]
-        self.deterministic = deterministic
-
-    def act(self, view: PlayerView, observation: Mapping[str, np.ndarray]) -> int:
-        torch = self._torch
-        vector = observation["observation"]
-        if vector.shape[0] != self.layout.size:  # trained with beliefs, the table plays without
-            vector = encoder(self.layout, view.config).observation(view, None)
-        legal = np.asarray(observation["action_mask"], dtype=np.float32)
-        batch = {"obs": {"observations": torch.as_tensor(vector[None]), "action_mask": torch.as_tensor(legal[None])}}
-        with torch.no_grad():
-            logits = self.module.forward_inference(batch)["action_dist_inputs"][0].numpy().astype(np.float64)
-        logits[legal == 0] = -np.inf
-        if self.deterministic:
-            return int(np.argmax(logits))
-        probs = np.exp(logits - logits.max())
-        return int(self.rng.choice(N_ACTIONS, p=probs / probs.sum()))
-
-
-# ---------------------------------------------------------------------- the module as a safe agent file
-def module_network(module: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The agent card's ``network`` and the tensors of the shared PPO module (separate policy and
-    value MLPs, as RLlib's default encoder builds them with ``vf_share_layers: false``): the same
-    layers as MaskablePPO's ``MlpPolicy``, so the module plays in NumPy from a safe agent file."""
-    import torch
-
-    from .agent_file import dense_layers
-
-    encoder_ = module.encoder
-    if not hasattr(encoder_, "actor_encoder") or not hasattr(encoder_, "critic_encoder"):
-        raise ValueError("only a module with separate policy and value encoders exports (model.vf_share_layers: false)")
-
-    def layers(net: Any, prefix: str, head: Any, head_name: str) -> list[dict[str, Any]]:
-        heads = [m for m in head if isinstance(m, torch.nn.Linear)]
-        if len(heads) != 1 or len(list(head)) != 1:
-            raise ValueError(f"cannot export the head {head}: one linear layer expected (head_fcnet_hiddens: [])")
-        return dense_layers(net, prefix, heads[0], head_name)
-
-    network = {
-        "features": "flatten",
-        "policy": layers(
-            encoder_.actor_encoder.net.mlp, "encoder.actor_encoder.net.mlp", module.pi.net.mlp, "pi.net.mlp.0"
-        ),
-        "value": layers(
-            encoder_.critic_encoder.net.mlp, "encoder.critic_encoder.net.mlp", module.vf.net.mlp, "vf.net.mlp.0"
-        ),
-    }
-    used = {
-        f"{layer['tensor']}.{part}"
-        for what in ("policy", "value")
-        for layer in network[what]
-        for part in ("weight", "bias")
-    }
-    tensors = {name: t.detach().cpu().numpy() for name, t in module.state_dict().items() if name in used}
-    return network, tensors
-
-
-def save_agent_file(
-    module: Any,
-    prefix: str | Path,
-    players: list[int],
-    training: dict[str, Any] | None = None,
-    evaluation: dict[str, Any] | None = None,
-) -> Path:
-    """Write the shared module as a safe agent file (``prefix.json`` + ``prefix.safetensors``,
-    :mod:`ckc_env.agent_file`): it then plays wherever players are named, with no ray, no torch
-    and nothing unpickled. Returns the card's path."""
-    from .agent_file import write_agent
-
-    size = module.observation_space["observations"].shape[0]
-    found = layout_by_size(size)
-    if found is None:
-        raise ValueError(f"the module reads observations of {size} numbers, which no layout has")
-    version, beliefs, _ = found
-    network, tensors = module_network(module)
-    training = {"algorithm": "RLlib PPO", **(training or {})}
-    return write_agent(prefix, tensors, network, version, beliefs, players, training, evaluation)
-
-
 __all__ = [
     "ENV_NAME",
     "MODULE_ID",
     "CheckpointCharlieMultiAgentEnv",
-    "RLlibAgent",
-    "load_module",
-    "module_dir",
     "ppo_config",
-    "save_agent_file",
 ]

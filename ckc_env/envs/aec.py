@@ -219,11 +219,11 @@ installed; `.ci/run` installs them all, with the `tianshou`, `torchrl` and `rlli
 | Gymnasium, stable-baselines3 2.9 | `CheckpointCharlie-v0` (the single-agent view, registered by `import ckc_env`): gymnasium's and SB3's env checkers, `make_vec_env` with `DummyVecEnv` and `SubprocVecEnv` (its workers find the id when the script imports `ckc_env`, or by `"ckc_env:CheckpointCharlie-v0"`), MaskablePPO | `tests/test_libraries.py`, `tests/test_single_agent.py`, `ckc-train` |
 | Tianshou 2.0 | `PettingZooEnv(env())`, `MultiAgentPolicy` and `Collector` | `examples/tianshou_random.py` |
 | TorchRL 0.14 | `PettingZooWrapper(env(), use_mask=True)`, `check_env_specs`, a rollout of legal actions | `examples/torchrl_rollout.py` |
-| Ray RLlib 2.60 | `ckc_env.rllib`: the `MultiAgentEnv` registered as `"checkpoint_charlie"` (RLlib's masking convention, `{"observations", "action_mask"}`), RLlib's env checker, PPO with its `ActionMaskingTorchRLModule`; checkpoints play as player specs | `examples/rllib_ppo.py`, `tests/test_rllib.py`, `ckc-rllib-train` |
+| Ray RLlib 2.60 | `ckc_env.envs.rllib`: the `MultiAgentEnv` registered as `"checkpoint_charlie"` (RLlib's masking convention, `{"observations", "action_mask"}`), RLlib's env checker, PPO with its `ActionMaskingTorchRLModule`; checkpoints play as player specs | `examples/rllib_ppo.py`, `tests/test_rllib.py`, `ckc-rllib-train` |
 
 Batching collectors need infos with the same keys every step: hence the empty default infos
 (see "Infos"); TorchRL's wrapper drops infos in any case. RLlib's own `PettingZooEnv` wrapper
-also takes `env()`, but its PPO has no default encoder for a Dict observation: `ckc_env.rllib`
+also takes `env()`, but its PPO has no default encoder for a Dict observation: `ckc_env.envs.rllib`
 gives the observation in the form RLlib's masking module reads.
 
 ## Known modelling limits
@@ -258,15 +258,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import engine
-from .agents.base import LazyObservation
-from .beliefs import Beliefs, beliefs
-from .config import GameConfig
-from .engine import summary as summary_module
-from .engine.actions import N_ACTIONS, action_to_string
-from .engine.state import GameState
-from .engine.view import PlayerView
-from .observation import (
+from .. import engine
+from ..agents.base import LazyObservation
+from ..beliefs import Beliefs, beliefs
+from ..config import GameConfig
+from ..engine import summary as summary_module
+from ..engine.actions import N_ACTIONS, action_to_string
+from ..engine.state import GameState
+from ..engine.view import PlayerView
+from ..observation import (
     BELIEF_FEATURES,
     ENV_VERSION,
     LAYOUTS,
@@ -278,7 +278,7 @@ from .observation import (
     encode_state,
     encoder,
 )
-from .render import render_text
+from ..render import render_text
 
 __doc__ = (
     __doc__.replace("{OBSERVATION_TABLE}", OBSERVATION.markdown_table())
@@ -424,8 +424,8 @@ class raw_env(AECEnv):
         self.infos = {agent: {} for agent in self.agents}
         self._summaries_seen = 0
         if self.belief_features == "players":
-            from .agents.bayes import BayesParams
-            from .agents.bayes_v2 import TableReader
+            from ..agents.bayes import BayesParams
+            from ..agents.bayes_v2 import TableReader
 
             self._readers = [TableReader(s, BayesParams(), PLAYERS_FOLLOW) for s in range(self.config.num_players)]
         engine.pop_rewards(self.game)

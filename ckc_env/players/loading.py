@@ -5,7 +5,7 @@ an allowlist on the resolved file, never on the name alone:
 
 | the spec names | the resolved file must be | loaded as | trust |
 |---|---|---|---|
-| ``NAME.json`` | a regular ``.json`` file | an agent card, with the ``.safetensors`` weights it names beside it (``ckc_env.agent_file``): JSON and raw tensors, nothing runs | no |
+| ``NAME.json`` | a regular ``.json`` file | an agent card, with the ``.safetensors`` weights it names beside it (``ckc_env.players.agent_file``): JSON and raw tensors, nothing runs | no |
 | ``NAME.safetensors`` | a regular ``.safetensors`` file, named by the card ``NAME.json`` beside it | that card | no |
 | ``NAME.zip`` | a regular ``.zip`` file (a zip archive) | a stable-baselines3 model (``MaskablePPO.load`` unpickles it) | yes |
 | a run folder | its ``best_model.json``, else ``final_model.json``, else ``best_model.zip``, else ``final_model.zip``, each under the rules above | as that file | as that file |
@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import InputError, printable
+from ..files import InputError, printable
 
 RUN_FOLDER_MODELS = ("best_model", "final_model")
 """A run folder plays as its best model, else its final one."""

@@ -1,20 +1,16 @@
 """Player specs: the one way to name a player, in tournaments, opponents, training configs and on
-the command line.
+the command line. This module reads a spec's form; :mod:`ckc_env.players.build` checks and builds it.
 
 | form | example | builds |
 |---|---|---|
 | a registered name | ``"bayes_v1"`` | the scripted player of :data:`ckc_env.agents.REGISTRY` |
 | a name with parameters | ``{"name": "bayes_v1", "sure": 0.7}``, on the command line ``bayes_v1:sure=0.7`` | the same, with constructor parameters |
-| a checkpoint | ``"checkpoints/ppo_5p_distilled"``, ``"agent.json"``, ``"agent.safetensors"`` | a trained policy (:class:`ckc_env.policy.PolicyAgent`) |
+| a checkpoint | ``"checkpoints/ppo_5p_distilled"``, ``"agent.json"``, ``"agent.safetensors"`` | a trained policy (:class:`ckc_env.players.policy.PolicyAgent`) |
 | a pickle checkpoint, trusted | ``"model.zip"`` with ``trust_checkpoint=True`` | the same, loaded by stable-baselines3 |
-| an RLlib checkpoint, trusted | ``"runs/rllib_vs_random_seed0/checkpoint"`` with ``trust_checkpoint=True`` | its shared module, loaded by RLlib (:class:`ckc_env.rllib.RLlibAgent`; the ``rllib`` extra) |
+| an RLlib checkpoint, trusted | ``"runs/rllib_vs_random_seed0/checkpoint"`` with ``trust_checkpoint=True`` | its shared module, loaded by RLlib (:class:`ckc_env.players.rllib.RLlibAgent`; the ``rllib`` extra) |
 | ``"self"`` | ``"self"`` | in training only: frozen snapshots of the learner |
 
 Specs, not agent objects, cross process boundaries: every worker builds its own players from them.
-Checking a spec never runs a file's content: a path is resolved once by the loading rule
-(:mod:`ckc_env.loading`: links followed, the kind decided on the file that will be read), a safe
-agent is loaded as it will play (card, hash, tensors), and a ``.zip`` or an RLlib checkpoint (whose
-loading unpickles) is refused unless trusted.
 """
 
 from __future__ import annotations
@@ -23,14 +19,11 @@ import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from . import loading
-from .agents import REGISTRY, Agent, make_agent
-from .files import short
-from .loading import RLLIB_MODULE as RLLIB_MODULE
-from .loading import SUFFIX_KINDS, locate, require_trust
+from ..agents import REGISTRY, Agent
+from ..files import short
+from .loading import SUFFIX_KINDS, locate
 
 PlayerSpec = str | Mapping[str, Any]
 SELF = "self"
@@ -73,64 +66,6 @@ def parse(spec: PlayerSpec, allow_self: bool = False) -> Spec:
     raise ValueError(
         f"unknown player {short(name)}: registered agents are {sorted(REGISTRY)}{also}, or give a checkpoint path"
     )
-
-
-def validate(spec: PlayerSpec, allow_self: bool = False, trust_checkpoint: bool = False) -> Spec:
-    """Fail early, with the accepted values: an agent is built once, a checkpoint is loaded as it
-    will be played (by the loading rule of ``ckc_env.loading``; a zip or an RLlib checkpoint only
-    with ``trust_checkpoint``)."""
-    parsed = parse(spec, allow_self)
-    if parsed.kind == "agent":
-        try:
-            make_agent(parsed.name, seed=0, **parsed.params)
-        except TypeError as exc:
-            raise ValueError(f"agent {short(parsed.name)} takes no parameters {sorted(parsed.params)}: {exc}") from None
-    elif parsed.kind in ("rllib", "checkpoint"):
-        unknown = sorted(set(parsed.params) - {"deterministic"})
-        what = "RLlib checkpoint" if parsed.kind == "rllib" else "checkpoint"
-        if unknown:
-            raise ValueError(f"{what} {short(parsed.name)} takes the parameter deterministic, not {short(unknown)}")
-        source = locate(parsed.name)
-        require_trust(source, trust_checkpoint)
-        if source.kind != "rllib":  # an RLlib module is loaded by ray when the player is built
-            from .policy import check_checkpoint
-
-            check_checkpoint(source, trust_checkpoint)
-    return parsed
-
-
-def build(spec: PlayerSpec, seed: int, trust_checkpoint: bool = False) -> Agent:
-    """The player a spec names, seeded (``"self"`` is resolved by the training code, not here)."""
-    parsed = parse(spec)
-    if parsed.kind == "agent":
-        return make_agent(parsed.name, seed=seed, **parsed.params)
-    source = locate(parsed.name)
-    require_trust(source, trust_checkpoint)
-    if source.kind == "rllib":
-        from .rllib import RLlibAgent
-
-        return RLlibAgent(source, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
-    from .policy import PolicyAgent
-
-    return PolicyAgent(source, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
-
-
-def is_safe(spec: PlayerSpec) -> bool:
-    """Whether building the player runs nothing but this package: an agent name or a safe agent file."""
-    parsed = parse(spec, allow_self=True)
-    if parsed.kind not in ("checkpoint", "rllib"):
-        return True
-    return locate(parsed.name).kind == "card"
-
-
-def rllib_module_dir(path: str | Path) -> Path | None:
-    """The shared module's folder of an RLlib checkpoint (``ckc_env.loading.rllib_module_dir``)."""
-    return loading.rllib_module_dir(path)
-
-
-def untrusted_rllib_error(path: str | Path) -> ValueError:
-    """The refusal for an RLlib checkpoint without trust: what, why, and the ways on."""
-    return loading.untrusted_error(loading.AgentSource(str(path), "rllib", Path(path)))
 
 
 def label(spec: PlayerSpec) -> str:

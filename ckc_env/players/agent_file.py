@@ -42,11 +42,11 @@ from typing import Any
 
 import numpy as np
 
-from .engine.actions import N_ACTIONS
-from .files import CARD_BYTES, InputError, read_bytes, read_json, short, short_text
-from .layout import Layout
+from ..engine.actions import N_ACTIONS
+from ..files import CARD_BYTES, InputError, read_bytes, read_json, short, short_text
+from ..layout import Layout
+from ..observation import LAYOUTS
 from .loading import AgentSource, locate, weights_beside
-from .observation import LAYOUTS
 
 FORMAT = "ckc-env-agent"
 FORMAT_VERSION = 1
@@ -91,7 +91,7 @@ class AgentCard:
 
     @property
     def weights_path(self) -> Path:
-        """The weights beside the card, resolved and checked by the loading rule (``ckc_env.loading``)."""
+        """The weights beside the card, resolved and checked by the loading rule (``ckc_env.players.loading``)."""
         return weights_beside(self.path, self.weights_file)
 
     def weights_bytes(self) -> int:
@@ -109,7 +109,7 @@ class AgentCard:
 
 def card_path(path: str | Path | AgentSource) -> Path:
     """The card a path names (a ``.json`` card, the card beside a ``.safetensors`` file, or a run
-    folder's best, else final, model), resolved and checked by the loading rule (``ckc_env.loading``)."""
+    folder's best, else final, model), resolved and checked by the loading rule (``ckc_env.players.loading``)."""
     source = path if isinstance(path, AgentSource) else locate(path)
     if source.kind != "card":
         what = "a stable-baselines3 zip" if source.kind == "zip" else "an RLlib checkpoint"
@@ -487,7 +487,7 @@ def sb3_network(policy) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 
 def _sb3_parts(model) -> tuple[str, bool | str, dict[str, Any], dict[str, np.ndarray]]:
     """Environment version, belief_features, card network and tensors of a MaskablePPO model."""
-    from .observation import layout_by_size
+    from ..observation import layout_by_size
 
     shape = getattr(model.observation_space, "shape", None)
     found = layout_by_size(shape[0]) if shape is not None and len(shape) == 1 else None

@@ -4,7 +4,7 @@ The batched engine steps every game of a batch in one Python thread, and most of
 the per-call cost of its array operations (a pass over 1024 games costs about twice one over 50),
 so a second core cannot help inside one process. ``SubprocVectorEnv`` gives each of
 ``workers`` processes a contiguous shard of the slots, each a
-:class:`~ckc_env.vector.CheckpointCharlieVectorEnv` of its own, steps the shards at the same time
+:class:`~ckc_env.envs.vector.CheckpointCharlieVectorEnv` of its own, steps the shards at the same time
 and joins their results: the same observation, action, reward and info layout as the in-process
 environment (``action_masks()`` included), so SB3's ``SB3VecEnv`` and gymnasium vector learners
 take it unchanged.
@@ -33,7 +33,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from .seeding import derive_seed
+from ..seeding import derive_seed
 
 
 class WorkerError(RuntimeError):
@@ -85,7 +85,7 @@ def _worker(connection: Connection, shared: Any, start: int, size: int, kwargs: 
 
 def _observation_width(belief_features: Any) -> int:
     """The observation's length for the shared array (an invalid value is the worker's to refuse)."""
-    from .observation import LAYOUTS
+    from ..observation import LAYOUTS
     from .vector import ENV_VERSION
 
     layouts = LAYOUTS[ENV_VERSION]
@@ -94,7 +94,7 @@ def _observation_width(belief_features: Any) -> int:
 
 class SubprocVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` single-agent games over the batched engine in ``workers`` processes (see the
-    module docstring); every other argument is :class:`~ckc_env.vector.CheckpointCharlieVectorEnv`'s."""
+    module docstring); every other argument is :class:`~ckc_env.envs.vector.CheckpointCharlieVectorEnv`'s."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012 (gymnasium's convention)
 

@@ -1,6 +1,6 @@
 """The single-agent view over the batched engine: thousands of learner seats stepped in one call.
 
-``CheckpointCharlieVectorEnv`` is :class:`~ckc_env.single_agent.CheckpointCharlieSingleAgent` for
+``CheckpointCharlieVectorEnv`` is :class:`~ckc_env.envs.single_agent.CheckpointCharlieSingleAgent` for
 ``num_envs`` games at once, as a ``gymnasium.vector.VectorEnv`` over :mod:`ckc_env.batch`: each
 slot's learner holds one seat; the other seats are played inside ``step()`` by batched players,
 every player deciding for all the games where it is to act in one call. The rewards and episodes
@@ -32,7 +32,6 @@ are not copied out (``batch.summary.round_summaries`` gives them from ``env.stat
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,120 +41,19 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from . import batch, specs
-from .batch.agents import BATCH_REGISTRY, BatchAgent, make_batch_agent
-from .batch.state import BatchState
-from .config import GameConfig
-from .engine.actions import N_ACTIONS
-from .files import short
-from .loading import AgentSource, locate
-from .observation import LAYOUTS
-from .seeding import derive_seed
-from .specs import PlayerSpec
+from .. import batch, players
+from ..batch.agents import BatchAgent
+from ..batch.state import BatchState
+from ..config import GameConfig
+from ..engine.actions import N_ACTIONS
+from ..files import short
+from ..observation import LAYOUTS
+from ..players import specs
+from ..players.specs import PlayerSpec
+from ..seeding import derive_seed
 
 ENV_VERSION = "v1"
 REWARDS = ("points", "win", "margin")
-
-
-# ---------------------------------------------------------------------- batched players from specs
-class BatchPolicyAgent(BatchAgent):
-    """A checkpoint for batches: one forward pass of its NumPy network over every game it acts in
-    (the most probable legal action, or one drawn from the policy with ``deterministic=False``)."""
-
-    def __init__(
-        self,
-        path: str | AgentSource,
-        seed: int | None = None,
-        deterministic: bool = True,
-        trust_checkpoint: bool = False,
-    ) -> None:
-        from .policy import load_policy
-
-        super().__init__(seed)
-        self.name = path.named if isinstance(path, AgentSource) else str(path)
-        self.network = load_policy(path, trust_checkpoint)
-        self.layout = self.network.layout
-        self.deterministic = deterministic
-        if "players_chief" in self.layout.offsets:
-            raise ValueError(
-                f"checkpoint {path} reads the players' posterior (belief_features='players'), which has no batched "
-                "form: play it in the scalar environment"
-            )
-
-    def act(self, state: BatchState, games: np.ndarray) -> np.ndarray:
-        games = np.asarray(games, dtype=np.int64)
-        part = subset(state, games)
-        observations = batch.observe(part, layout=self.layout)
-        legal = batch.legal_action_mask(part).astype(bool)
-        logits = self.network.logits(observations).astype(np.float64)  # finite, or an error naming the file
-        logits[~legal] = -np.inf
-        if self.deterministic:
-            chosen = np.argmax(logits, axis=1)
-        else:
-            running = np.cumsum(np.exp(logits - logits.max(1, keepdims=True)), axis=1)  # 0 at illegal actions
-            draws = self.rng.random(len(games))[:, None] * running[:, -1:]
-            chosen = np.argmax(running > draws, axis=1)  # the first action past the draw: a legal one
-        if not legal[np.arange(len(games)), chosen].all():  # never handed to batch.apply, which trusts its caller
-            raise ValueError(
-                f"checkpoint {self.name} chose an illegal action in {int((~legal[np.arange(len(games)), chosen]).sum())} game(s)"
-            )
-        return chosen
-
-    def __repr__(self) -> str:
-        return f"BatchPolicyAgent({self.name!r})"
-
-
-def subset(state: BatchState, games: np.ndarray) -> BatchState:
-    """The games ``games`` of a batch as a batch of their own (copies of their rows), for players
-    that compute something over whole batches (a network's observation) but act in a few games."""
-    size = state.batch_size
-    values = {}
-    for f in dataclasses.fields(state):
-        value = getattr(state, f.name)
-        if isinstance(value, np.ndarray) and value.ndim and value.shape[0] == size:
-            value = value[games]
-        values[f.name] = value
-    return BatchState(**values)
-
-
-def batch_capable(spec: PlayerSpec, trust_checkpoint: bool = False) -> bool:
-    """Whether a player has a batched form (a batched baseline, or a checkpoint whose observation
-    the batched engine writes)."""
-    parsed = specs.parse(spec)
-    if parsed.kind == "agent":
-        return parsed.name in BATCH_REGISTRY
-    if parsed.kind != "checkpoint":
-        return False
-    from .policy import load_policy
-
-    source = locate(parsed.name)
-    if source.kind == "rllib":
-        return False
-    return "players_chief" not in load_policy(source, trust_checkpoint).layout.offsets
-
-
-def build_batch_player(spec: PlayerSpec | BatchAgent, seed: int, trust_checkpoint: bool = False) -> BatchAgent:
-    """The batched player a spec names (a :class:`BatchAgent` is used as it is); anything without a
-    batched form is refused, naming the accepted players."""
-    if isinstance(spec, BatchAgent):
-        return spec
-    accepted = f"batched players are {sorted(BATCH_REGISTRY)} (with parameters) and checkpoints"
-    try:
-        parsed = specs.parse(spec)
-    except ValueError as exc:
-        raise ValueError(f"{exc}; {accepted}") from None
-    if parsed.kind == "agent":
-        if parsed.name not in BATCH_REGISTRY:
-            raise ValueError(f"player {short(specs.label(spec))} has no batched form: {accepted}")
-        try:
-            return make_batch_agent(parsed.name, seed=seed, **parsed.params)
-        except TypeError as exc:
-            raise ValueError(f"agent {short(parsed.name)} takes no parameters {sorted(parsed.params)}: {exc}") from None
-    specs.validate(spec, trust_checkpoint=trust_checkpoint)
-    source = locate(parsed.name)
-    if source.kind == "rllib":
-        raise ValueError(f"player {short(parsed.name)} is an RLlib checkpoint, which has no batched form: {accepted}")
-    return BatchPolicyAgent(source, seed=seed, trust_checkpoint=trust_checkpoint, **parsed.params)
 
 
 def opponents_by_count(opponents: Any, counts: Sequence[int]) -> dict[int, list[PlayerSpec | BatchAgent]]:
@@ -220,7 +118,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self.opponent_specs = opponents_by_count(opponents, sorted(self.configs))
         for table in self.opponent_specs.values():  # refused now, not at the first reset
             for spec in table:
-                build_batch_player(spec, seed=0, trust_checkpoint=trust_checkpoint)
+                players.build_batched(spec, seed=0, trust_checkpoint=trust_checkpoint)
         self.num_envs = int(num_envs)
         self.learner_seat_option = learner_seat
         self.reward = reward
@@ -313,7 +211,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
                 if key not in built:
                     built[key] = len(self._players)
                     player_seed = derive_seed(seed, "agent", n, len(self._players))
-                    self._players.append(build_batch_player(spec, player_seed, self.trust_checkpoint))
+                    self._players.append(players.build_batched(spec, player_seed, self.trust_checkpoint))
                 self._player_index[n, k] = built[key]
 
     def _draw_counts(self, size: int) -> list[int] | None:

@@ -1,6 +1,6 @@
 """Trained policies as players: an agent file behind the common :class:`Agent` interface.
 
-A checkpoint is named by its safe agent file (``ckc_env.agent_file``: a card ``.json``, its
+A checkpoint is named by its safe agent file (``ckc_env.players.agent_file``: a card ``.json``, its
 ``.safetensors`` or a training run folder holding ``best_model.json``, else ``final_model.json``),
 which loads without running anything and plays in NumPy, with no torch. A stable-baselines3
 ``.zip`` (or a run folder that holds only zips) needs unpickling, so it loads only on explicit
@@ -19,14 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ..agents.base import Agent
+from ..engine.actions import N_ACTIONS
+from ..engine.view import PlayerView
+from ..files import InputError
+from ..observation import LAYOUTS, encoder, layout_by_size
 from . import agent_file
 from .agent_file import PolicyNetwork
-from .agents.base import Agent
-from .engine.actions import N_ACTIONS
-from .engine.view import PlayerView
-from .files import InputError
 from .loading import AgentSource, locate, require_trust
-from .observation import LAYOUTS, encoder, layout_by_size
 
 
 def is_safe(path: str | Path) -> bool:
@@ -40,11 +40,13 @@ _NETWORKS: dict[tuple[Path, int, int], PolicyNetwork] = {}
 def load_policy(path: str | Path | AgentSource, trust_checkpoint: bool = False) -> PolicyNetwork:
     """The policy network of a checkpoint, once per process and file version (tournaments build
     agents per game; a file rewritten during training is loaded again). The path is resolved once
-    by the loading rule (``ckc_env.loading``): a card loads as it is; a ``.zip`` is refused unless
+    by the loading rule (``ckc_env.players.loading``): a card loads as it is; a ``.zip`` is refused unless
     trusted, before anything of it is read; an RLlib checkpoint is not a policy file."""
     source = path if isinstance(path, AgentSource) else locate(path)
     if source.kind == "rllib":
-        raise InputError(f"{source.named} is an RLlib checkpoint: it plays as ckc_env.rllib.RLlibAgent, with trust")
+        raise InputError(
+            f"{source.named} is an RLlib checkpoint: it plays as ckc_env.players.rllib.RLlibAgent, with trust"
+        )
     require_trust(source, trust_checkpoint)
     stat = source.path.stat()
     key = (source.path, stat.st_mtime_ns, stat.st_size)
@@ -128,9 +130,9 @@ class PolicyAgent(Agent):
         super().reset(seat, config)
         self.reader = None
         if self.layout.offsets.get("players_chief") is not None:  # reads the table as the game goes
-            from .agents.bayes import BayesParams
-            from .agents.bayes_v2 import TableReader
-            from .observation import PLAYERS_FOLLOW
+            from ..agents.bayes import BayesParams
+            from ..agents.bayes_v2 import TableReader
+            from ..observation import PLAYERS_FOLLOW
 
             self.reader = TableReader(seat, BayesParams(), PLAYERS_FOLLOW)
 

@@ -9,9 +9,9 @@ watch seeded games between them, or replay a game step by step.
     ckc-play --players 4 --rules stasi --render                # ... with the table before every decision
     ckc-play --games 200 --seed 1                              # many games, totals only
 
-(``ckc-play`` is ``python -m ckc_env.play``.)
+(``ckc-play`` is ``python -m ckc_env.terminal.play``.)
 
-Players are specs (:mod:`ckc_env.specs`): agent names (``random``, ``passive``, ``eager``,
+Players are specs (:mod:`ckc_env.players.specs`): agent names (``random``, ``passive``, ``eager``,
 ``bayes_v1``, ``bayes_v2``, ``cheater``), ``NAME:KEY=VALUE`` for parameters, or checkpoints (safe agent
 files; a stable-baselines3 ``.zip`` loads only with ``--trust-checkpoint``). ``--opponents``
 gives one spec for every other seat or one per other seat in seat order (default: ``bayes_v1``
@@ -19,7 +19,7 @@ with a person at the table, ``random`` otherwise); their count sets the number o
 ``--players`` does.
 
 A person's game is seeded at random unless ``--seed`` is given; the seed is printed, and the
-game is written as a replay file (JSON: the rules, the seed and the actions, :mod:`ckc_env.replay`)
+game is written as a replay file (JSON: the rules, the seed and the actions, :mod:`ckc_env.terminal.replay`)
 to ``replays/`` or to ``--save-replay FILE``, also when the person quits. Any single game can be
 saved with ``--save-replay``. Bad input ends with a usage message and exit status 2.
 """
@@ -38,18 +38,21 @@ import numpy as np
 from rich.console import Console
 from rich.markup import escape
 
-from . import cli, configs, specs
-from .agents import REGISTRY, Agent
-from .checkpoint_charlie import raw_env
-from .config import GameConfig, load_yaml_mapping
-from .engine.actions import action_to_string
-from .engine.cards import cat_name, clue_name
-from .engine.view import PlayerView
+from .. import cli, configs
+from ..agents import REGISTRY, Agent
+from ..config import GameConfig, load_yaml_mapping
+from ..engine.actions import action_to_string
+from ..engine.cards import cat_name, clue_name
+from ..engine.view import PlayerView
+from ..envs.aec import raw_env
+from ..evaluation.tournament import wilson
+from ..players import build as build_player
+from ..players import specs
+from ..players import validate as validate_player
+from ..render import render_text
+from ..seeding import derive_seed
 from .human import HumanAgent, PlayerQuitError, shown
-from .render import render_text
 from .replay import Replay
-from .seeding import derive_seed
-from .tournament import wilson
 
 RoundWatcher = Callable[[dict[str, Any], Any], None]
 
@@ -138,7 +141,7 @@ def play_human(
 ) -> Replay:
     """A person at ``seat`` against ``opponents`` (the other seats in order); the replay is saved."""
     others = [
-        specs.build(spec, seed=derive_seed(seed, "agent", s), trust_checkpoint=trust_checkpoint)
+        build_player(spec, seed=derive_seed(seed, "agent", s), trust_checkpoint=trust_checkpoint)
         for s, spec in enumerate(opponents)
     ]
     agents: list[Agent] = []
@@ -305,7 +308,7 @@ def _table(args: argparse.Namespace) -> tuple[GameConfig, list[specs.PlayerSpec]
     others = players - int(human)
     opponents = specs.for_seats(given, others, what="opponents" if human else "players")
     for spec in opponents:
-        specs.validate(spec, trust_checkpoint=args.trust_checkpoint)
+        validate_player(spec, trust_checkpoint=args.trust_checkpoint)
     if human and args.render:
         raise ValueError("--render is for games between computer players: a person sees the table anyway")
     if human and args.games != 1:
@@ -333,7 +336,7 @@ def watch(config: GameConfig, players: list[specs.PlayerSpec], args: argparse.Na
 
     for g in range(args.games):
         agents = [
-            specs.build(spec, seed=derive_seed(seed, "agent", g, s), trust_checkpoint=args.trust_checkpoint)
+            build_player(spec, seed=derive_seed(seed, "agent", g, s), trust_checkpoint=args.trust_checkpoint)
             for s, spec in enumerate(players)
         ]
         game_seed = derive_seed(seed, "game", g)

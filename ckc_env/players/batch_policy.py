@@ -1,0 +1,57 @@
+"""A trained policy for the batched engine: one forward pass of its NumPy network over every game it acts in."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import batch
+from ..batch.agents import BatchAgent
+from ..batch.state import BatchState, subset
+from .loading import AgentSource
+
+
+class BatchPolicyAgent(BatchAgent):
+    """A checkpoint for batches: one forward pass of its NumPy network over every game it acts in
+    (the most probable legal action, or one drawn from the policy with ``deterministic=False``)."""
+
+    def __init__(
+        self,
+        path: str | AgentSource,
+        seed: int | None = None,
+        deterministic: bool = True,
+        trust_checkpoint: bool = False,
+    ) -> None:
+        from ..players.policy import load_policy
+
+        super().__init__(seed)
+        self.name = path.named if isinstance(path, AgentSource) else str(path)
+        self.network = load_policy(path, trust_checkpoint)
+        self.layout = self.network.layout
+        self.deterministic = deterministic
+        if "players_chief" in self.layout.offsets:
+            raise ValueError(
+                f"checkpoint {path} reads the players' posterior (belief_features='players'), which has no batched "
+                "form: play it in the scalar environment"
+            )
+
+    def act(self, state: BatchState, games: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
+        part = subset(state, games)
+        observations = batch.observe(part, layout=self.layout)
+        legal = batch.legal_action_mask(part).astype(bool)
+        logits = self.network.logits(observations).astype(np.float64)  # finite, or an error naming the file
+        logits[~legal] = -np.inf
+        if self.deterministic:
+            chosen = np.argmax(logits, axis=1)
+        else:
+            running = np.cumsum(np.exp(logits - logits.max(1, keepdims=True)), axis=1)  # 0 at illegal actions
+            draws = self.rng.random(len(games))[:, None] * running[:, -1:]
+            chosen = np.argmax(running > draws, axis=1)  # the first action past the draw: a legal one
+        if not legal[np.arange(len(games)), chosen].all():  # never handed to batch.apply, which trusts its caller
+            raise ValueError(
+                f"checkpoint {self.name} chose an illegal action in {int((~legal[np.arange(len(games)), chosen]).sum())} game(s)"
+            )
+        return chosen
+
+    def __repr__(self) -> str:
+        return f"BatchPolicyAgent({self.name!r})"
