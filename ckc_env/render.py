@@ -7,6 +7,39 @@ from .engine.actions import DECISION_KINDS
 from .engine.cards import card_name, cat_name, cats_in, clue_name
 from .engine.state import SCORING, GameState
 from .engine.view import PlayerView
+from .files import short
+
+RENDER_MODES = ("human", "ansi")
+
+
+class UnsupportedRenderModeError(ValueError, TypeError):
+    """A render mode the environments do not have. A ValueError, as for every bad argument, and
+    a TypeError, on which stable-baselines3's ``make_vec_env`` retries without its default
+    ``render_mode="rgb_array"``."""
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    """None, ``"ansi"`` or ``"human"``; anything else raises :class:`UnsupportedRenderModeError`."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise UnsupportedRenderModeError(
+            f"invalid render_mode={short(render_mode)}: accepted values are None, 'ansi', 'human'"
+        )
+    return render_mode
+
+
+def render(game: GameState, render_mode: str | None) -> str | None:
+    """What ``render()`` returns in a render mode: the text (``"ansi"``), or None after printing
+    it (``"human"``) or warning that there is no mode."""
+    if render_mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn("render() called without a render_mode: use render_mode='ansi' or 'human'")
+        return None
+    text = render_text(game)
+    if render_mode == "human":
+        print(text, end="\n\n")
+        return None
+    return text
 
 
 def render_text(game: GameState) -> str:

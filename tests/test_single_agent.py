@@ -35,7 +35,7 @@ def play(env: CheckpointCharlieSingleAgent, seed: int):
     total, terminated, steps = 0.0, False, 0
     while not terminated:
         mask = env.action_masks()
-        legal = np.flatnonzero(env.aec.observe(env.aec.possible_agents[env.seat])["action_mask"])
+        legal = np.flatnonzero(env.table.action_mask(env.seat))
         assert np.array_equal(np.flatnonzero(mask), legal)  # masks agree with the environment
         assert mask.sum() >= 2
         _, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
@@ -52,7 +52,7 @@ def test_rewards_sum_to_the_final_points_even_when_another_seat_ends_the_game():
         total, info, _ = play(env, seed)
         assert total == pytest.approx(info["final"]["totals"][info["seat"]])
         # Did the last decision belong to an opponent? Then the final rewards came from their step.
-        ended_elsewhere += env.aec.game.summaries[-1]["accusations"][-1]["seat"] != info["seat"]
+        ended_elsewhere += env.table.game.summaries[-1]["accusations"][-1]["seat"] != info["seat"]
     assert ended_elsewhere > 10
 
 
@@ -73,7 +73,7 @@ def test_margin_reward_sums_to_the_lead_over_the_others_mean():
         totals = info["final"]["totals"]
         others = [t for s, t in enumerate(totals) if s != info["seat"]]
         assert total == pytest.approx(totals[info["seat"]] - sum(others) / 3)
-    with pytest.raises(ValueError, match="'points', 'win' or 'margin'"):
+    with pytest.raises(ValueError, match="'points', 'win', 'margin'"):
         CheckpointCharlieSingleAgent(reward="score")
 
 
@@ -129,7 +129,7 @@ def test_several_player_counts_draw_a_count_per_episode_with_its_own_opponents()
     for seed in range(40):
         observation, info = env.reset(seed=seed)
         n = info["num_players"]
-        assert observation.shape == env.observation_space.shape and env.aec.config.num_players == n
+        assert observation.shape == env.observation_space.shape and env.table.config.num_players == n
         after = [(info["seat"] + k) % n for k in range(1, n)]  # seat order after the learner
         seen[n] = [env._opponents[seat].name for seat in after]
     assert seen == {3: ["bayes_v1"] * 2, 4: ["random", "eager", "passive"], 5: ["random"] * 4}

@@ -45,9 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from ckc_env.config import GameConfig, load_yaml_mapping
-from ckc_env.envs.single_agent import is_per_count, per_count, player_counts
 from ckc_env.files import short
 from ckc_env.players import specs
+from ckc_env.table.options import fail, is_per_count, per_count, player_counts
 
 PPO_EXCLUDED = (
     "self",
@@ -90,13 +90,13 @@ def _ppo_arguments() -> tuple[str, ...]:
     return tuple(p for p in inspect.signature(MaskablePPO.__init__).parameters if p not in PPO_EXCLUDED)
 
 
-def _ranged(key: str, value: Any, kind: str, low: float | None, high: float | None, low_open: bool, none: bool) -> Any:
+def ranged(key: str, value: Any, kind: str, low: float | None, high: float | None, low_open: bool, none: bool) -> Any:
     """``value`` if it has the kind and lies in the range; else a ValueError with the accepted range."""
     if value is None and none:
         return None
     if kind == "bool":
         if not isinstance(value, bool):
-            _fail(key, value, "true or false")
+            fail(key, value, "true or false")
         return value
     what = "an integer" if kind == "int" else "a number"
     bounds = []
@@ -109,23 +109,20 @@ def _ranged(key: str, value: Any, kind: str, low: float | None, high: float | No
         accepted += " (YAML reads 3e-4 as text: write 0.0003)"
     number_types = (int,) if kind == "int" else (int, float)
     if isinstance(value, bool) or not isinstance(value, number_types) or value != value:
-        _fail(key, value, accepted)
+        fail(key, value, accepted)
     if (low is not None and (value <= low if low_open else value < low)) or (high is not None and value > high):
-        _fail(key, value, accepted)
+        fail(key, value, accepted)
     return value
 
 
-def _fail(key: str, value: Any, accepted: str) -> None:
-    raise ValueError(f"invalid {key}={short(value)}: accepted values are {accepted}")
-
-
-def _int(key: str, value: Any, low: int = 1) -> int:
+def count(key: str, value: Any, low: int = 1) -> int:
+    """An integer >= ``low`` (YAML's 1e6 is text: the message says so)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        _fail(key, value, f"an integer >= {low} (write 1_000_000, not 1e6: YAML reads 1e6 as text)")
+        fail(key, value, f"an integer >= {low} (write 1_000_000, not 1e6: YAML reads 1e6 as text)")
     return value
 
 
-def _reject_unknown(section: str, data: dict[str, Any], accepted: tuple[str, ...]) -> None:
+def reject_unknown(section: str, data: dict[str, Any], accepted: tuple[str, ...]) -> None:
     if not isinstance(data, dict):
         raise ValueError(f"{section} must be a mapping with keys {list(accepted)}, got {short(data)}")
     unknown = sorted(set(data) - set(accepted))
@@ -142,7 +139,7 @@ def _opponent(key: str, spec: Any, allow_self: bool = True) -> Any:
     return spec
 
 
-def _seat_specs(key: str, value: Any, counts: tuple[int, ...]) -> Any:
+def seat_specs(key: str, value: Any, counts: tuple[int, ...]) -> Any:
     """Opponents for the other seats: one spec for all, a list of n-1 (kept as given), or with
     several player counts a mapping ``{count: one spec or a list of count-1}``."""
     if is_per_count(value):
@@ -150,12 +147,10 @@ def _seat_specs(key: str, value: Any, counts: tuple[int, ...]) -> Any:
             tables = per_count(value, counts, key)
         except ValueError as exc:
             raise ValueError(str(exc)) from None
-        return {n: _seat_specs(f"{key}.{n}", table, (n,)) for n, table in tables.items()}
+        return {n: seat_specs(f"{key}.{n}", table, (n,)) for n, table in tables.items()}
     given = [value] if isinstance(value, (str, dict)) else value
     if not isinstance(given, list):
-        _fail(
-            key, value, f"one spec, a list of n-1 for n players, or a mapping {{count: opponents}} for {list(counts)}"
-        )
+        fail(key, value, f"one spec, a list of n-1 for n players, or a mapping {{count: opponents}} for {list(counts)}")
     for n in counts:
         try:
             specs.for_seats(given, n - 1)
@@ -188,12 +183,12 @@ def _net_arch(value: Any) -> None:
     accepted = "a list of layer widths from 1 to 4096 (e.g. [256, 256]) or {pi: [...], vf: [...]}"
     lists = list(value.values()) if isinstance(value, dict) else [value]
     if isinstance(value, dict) and set(value) != {"pi", "vf"}:
-        _fail("policy.net_arch", value, accepted)
+        fail("policy.net_arch", value, accepted)
     for widths in lists:
         if not isinstance(widths, list) or not all(
             isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 4096 for w in widths
         ):
-            _fail("policy.net_arch", value, accepted)
+            fail("policy.net_arch", value, accepted)
 
 
 @dataclass(frozen=True)
@@ -292,96 +287,96 @@ class TrainConfig:
 
 def parse_config(data: dict[str, Any]) -> TrainConfig:
     """Validate a mapping (e.g. loaded YAML) into a TrainConfig."""
-    _reject_unknown("", data, tuple(f.name for f in fields(TrainConfig)))
+    reject_unknown("", data, tuple(f.name for f in fields(TrainConfig)))
     kwargs: dict[str, Any] = {}
     for key in ("seed",):
         if key in data:
-            kwargs[key] = _int(key, data[key], low=0)
+            kwargs[key] = count(key, data[key], low=0)
     for key in ("total_timesteps", "n_envs"):
         if key in data:
-            kwargs[key] = _int(key, data[key])
+            kwargs[key] = count(key, data[key])
     game = data.get("game", {})
-    _reject_unknown("game", game, GameConfig.fields())
+    reject_unknown("game", game, GameConfig.fields())
     counts = player_counts(game.get("num_players", GameConfig.num_players))
-    for count in counts:
-        GameConfig.from_dict({**game, "num_players": count})  # validates values
+    for n in counts:
+        GameConfig.from_dict({**game, "num_players": n})  # validates values
     kwargs["game"] = {**game, "num_players": list(counts)} if len(counts) > 1 else dict(game)
     n = counts[0]
     if "reward" in data:
         if data["reward"] not in ("points", "win", "margin"):
-            _fail("reward", data["reward"], "'points', 'win' or 'margin'")
+            fail("reward", data["reward"], "'points', 'win' or 'margin'")
         kwargs["reward"] = data["reward"]
     if "belief_features" in data:
         value = data["belief_features"]
         if not (isinstance(value, bool) or value == "players"):
-            _fail("belief_features", value, "true, false or 'players'")
+            fail("belief_features", value, "true, false or 'players'")
         kwargs["belief_features"] = value
     if "learner_seat" in data:
         seat = data["learner_seat"]
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-            _fail("learner_seat", seat, f"'random' or 0 to {n - 1}")
+            fail("learner_seat", seat, f"'random' or 0 to {n - 1}")
         kwargs["learner_seat"] = seat
     if "opponents" in data:
-        kwargs["opponents"] = _seat_specs("opponents", data["opponents"], counts)
+        kwargs["opponents"] = seat_specs("opponents", data["opponents"], counts)
     if "self_play" in data:
         section = data["self_play"]
-        _reject_unknown("self_play", section, tuple(f.name for f in fields(SelfPlay)))
-        kwargs["self_play"] = SelfPlay(**{k: _int(f"self_play.{k}", v) for k, v in section.items()})
+        reject_unknown("self_play", section, tuple(f.name for f in fields(SelfPlay)))
+        kwargs["self_play"] = SelfPlay(**{k: count(f"self_play.{k}", v) for k, v in section.items()})
     if "pretrain" in data:
         section = data["pretrain"]
-        _reject_unknown("pretrain", section, tuple(f.name for f in fields(Pretrain)))
+        reject_unknown("pretrain", section, tuple(f.name for f in fields(Pretrain)))
         pretrain_kwargs: dict[str, Any] = {}
         if section.get("teacher") is not None:
             pretrain_kwargs["teacher"] = _teacher("pretrain.teacher", section["teacher"], counts)
         for key in ("decisions", "epochs", "batch_size"):
             if key in section:
-                pretrain_kwargs[key] = _int(f"pretrain.{key}", section[key])
+                pretrain_kwargs[key] = count(f"pretrain.{key}", section[key])
         if "learning_rate" in section:
             rate = section["learning_rate"]
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
-                _fail("pretrain.learning_rate", rate, "a positive number (write 0.001, not 1e-3)")
+                fail("pretrain.learning_rate", rate, "a positive number (write 0.001, not 1e-3)")
             pretrain_kwargs["learning_rate"] = float(rate)
         kwargs["pretrain"] = Pretrain(**pretrain_kwargs)
     if data.get("vector") is not None:
         section = data["vector"]
-        _reject_unknown("vector", section, tuple(f.name for f in fields(Vector)))
-        kwargs["vector"] = Vector(**{k: _int(f"vector.{k}", v) for k, v in section.items()})
+        reject_unknown("vector", section, tuple(f.name for f in fields(Vector)))
+        kwargs["vector"] = Vector(**{k: count(f"vector.{k}", v) for k, v in section.items()})
         if kwargs["vector"].workers > kwargs["vector"].num_envs:
-            _fail("vector.workers", kwargs["vector"].workers, f"1 to vector.num_envs = {kwargs['vector'].num_envs}")
+            fail("vector.workers", kwargs["vector"].workers, f"1 to vector.num_envs = {kwargs['vector'].num_envs}")
         if kwargs.get("n_envs", 1) != 1:
-            _fail("n_envs", kwargs["n_envs"], "1 with vector (vector.workers splits its games across processes)")
+            fail("n_envs", kwargs["n_envs"], "1 with vector (vector.workers splits its games across processes)")
     if "ppo" in data:
-        _reject_unknown("ppo", data["ppo"], _ppo_arguments())
-        ppo = {key: _ranged(f"ppo.{key}", value, *PPO_RANGES[key]) for key, value in data["ppo"].items()}
+        reject_unknown("ppo", data["ppo"], _ppo_arguments())
+        ppo = {key: ranged(f"ppo.{key}", value, *PPO_RANGES[key]) for key, value in data["ppo"].items()}
         slots = kwargs["vector"].num_envs if "vector" in kwargs else kwargs.get("n_envs", 1)
         rollout = ppo.get("n_steps", 2048) * slots
         across = "vector.num_envs" if "vector" in kwargs else "n_envs"
         if ppo.get("batch_size", 64) > rollout:
-            _fail("ppo.batch_size", ppo.get("batch_size", 64), f"at most n_steps x {across} = {rollout} (one rollout)")
+            fail("ppo.batch_size", ppo.get("batch_size", 64), f"at most n_steps x {across} = {rollout} (one rollout)")
         kwargs["ppo"] = ppo
     if "policy" in data:
-        _reject_unknown("policy", data["policy"], ("net_arch", "activation_fn", "ortho_init"))
+        reject_unknown("policy", data["policy"], ("net_arch", "activation_fn", "ortho_init"))
         policy = dict(data["policy"])
         if "activation_fn" in policy and policy["activation_fn"] not in ("tanh", "relu"):
-            _fail("policy.activation_fn", policy["activation_fn"], "'tanh' or 'relu'")
+            fail("policy.activation_fn", policy["activation_fn"], "'tanh' or 'relu'")
         if "net_arch" in policy:
             _net_arch(policy["net_arch"])
         if "ortho_init" in policy:
-            _ranged("policy.ortho_init", policy["ortho_init"], "bool", None, None, False, False)
+            ranged("policy.ortho_init", policy["ortho_init"], "bool", None, None, False, False)
         kwargs["policy"] = policy
     if "eval" in data:
         section = data["eval"]
-        _reject_unknown("eval", section, tuple(f.name for f in fields(Evaluation)))
+        reject_unknown("eval", section, tuple(f.name for f in fields(Evaluation)))
         eval_kwargs: dict[str, Any] = {}
         for key in ("every", "games"):
             if key in section:
-                eval_kwargs[key] = _int(f"eval.{key}", section[key])
+                eval_kwargs[key] = count(f"eval.{key}", section[key])
         if "opponents" in section:
             tables = section["opponents"]
             if not isinstance(tables, dict) or not tables:
-                _fail("eval.opponents", tables, "a mapping name -> opponents")
+                fail("eval.opponents", tables, "a mapping name -> opponents")
             eval_kwargs["opponents"] = {
-                name: _seat_specs(f"eval.opponents.{name}", table, counts) for name, table in tables.items()
+                name: seat_specs(f"eval.opponents.{name}", table, counts) for name, table in tables.items()
             }
         kwargs["eval"] = Evaluation(**eval_kwargs)
     return TrainConfig(**kwargs)

@@ -44,13 +44,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ckc_env.training.plots import plot_results
-
 from ckc_env import cli, configs, players
 from ckc_env.agents import REGISTRY
 from ckc_env.config import load_yaml_mapping
 from ckc_env.evaluation.tournament import ENGINES, round_robin, run_tournament
 from ckc_env.players import specs
+
+from .plots import plot_results
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     trust = args.trust_checkpoint
     try:
         if args.plot:
-            from ckc_env.training.plots import _pyplot
+            from .plots import _pyplot
 
             _pyplot()  # matplotlib missing: say so before the games are played
         config = load_rules(args.rules)

@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from ckc_env.training.config import TrainConfig, load_config
 
 from ckc_env import cli
 from ckc_env.files import read_json
 from ckc_env.players import agent_file, loading
 from ckc_env.players.policy import load_sb3
+
+from .config import TrainConfig, load_config
 
 MODELS = ("best_model.zip", "final_model.zip", "latest_model.zip")
 """The zips a run folder may hold, exported together."""
@@ -57,7 +58,7 @@ def run_config(folder: Path) -> TrainConfig | None:
 
 def evaluation_at(folder: Path, config: TrainConfig | None, timesteps: int) -> dict[str, Any] | None:
     """The run's evaluation of the model at ``timesteps`` (``evaluations.json``), as training records it."""
-    from ckc_env.training.train import evaluation_record
+    from .train import evaluation_record
 
     path = folder / "evaluations.json"
     if config is None or not path.is_file():
@@ -77,7 +78,7 @@ def export(zip_path: Path, prefix: Path, players: list[int] | None) -> tuple[Pat
         raise ValueError(f"--players {players}: accepted player counts are 3, 4 and 5")
     training = {"source": zip_path.name}
     if config is not None:
-        from ckc_env.training.train import training_record
+        from .train import training_record
 
         training.update(training_record(config))
     evaluation = evaluation_at(zip_path.parent, config, int(model.num_timesteps))

@@ -33,7 +33,6 @@ import numpy as np
 
 from ckc_env import players
 from ckc_env.engine.actions import PASS
-from ckc_env.engine.view import PlayerView
 from ckc_env.players.specs import PlayerSpec
 from ckc_env.seeding import derive_seed
 
@@ -67,8 +66,8 @@ def collect(
         spec = teacher[info["num_players"]] if isinstance(teacher, Mapping) and "name" not in teacher else teacher
         agent = players.build(spec, seed=derive_seed(seed, "teacher", games), trust_checkpoint=trust_checkpoint)
         games += 1
-        agent.reset(env.seat, env.aec.config)
-        view = PlayerView(env.aec.game, env.seat)
+        agent.reset(env.seat, env.table.config)
+        view = env.table.views[env.seat]
         rewards = []
         done = False
         while not done:

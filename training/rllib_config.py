@@ -30,11 +30,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ckc_env.training.config import _fail, _int, _ranged, _reject_unknown, _seat_specs
-
 from ckc_env.config import GameConfig, load_yaml_mapping
 from ckc_env.files import short
 from ckc_env.players import specs
+from ckc_env.table.options import fail
+
+from .config import count, ranged, reject_unknown, seat_specs
 
 PPO_RANGES: dict[str, tuple] = {
     "lr": ("number", 0, 1, True, False),
@@ -111,30 +112,30 @@ ENV_KEYS = ("learning_seats", "opponents", "reward", "belief_features", "illegal
 
 def parse_config(data: dict[str, Any]) -> RLlibConfig:
     """Validate a mapping (e.g. loaded YAML) into an RLlibConfig."""
-    _reject_unknown("", data, tuple(f.name for f in fields(RLlibConfig)))
+    reject_unknown("", data, tuple(f.name for f in fields(RLlibConfig)))
     kwargs: dict[str, Any] = {}
     if "seed" in data:
-        kwargs["seed"] = _int("seed", data["seed"], low=0)
+        kwargs["seed"] = count("seed", data["seed"], low=0)
     for key in ("iterations", "checkpoint_every"):
         if key in data:
-            kwargs[key] = _int(key, data[key])
+            kwargs[key] = count(key, data[key])
     game = data.get("game", {})
-    _reject_unknown("game", game, GameConfig.fields())
+    reject_unknown("game", game, GameConfig.fields())
     n = GameConfig.from_dict(game).num_players  # validates the values
     kwargs["game"] = dict(game)
     if "env" in data:
         kwargs["env"] = _env(data["env"], n)
     if "scaling" in data:
         section = data["scaling"]
-        _reject_unknown("scaling", section, tuple(f.name for f in fields(Scaling)))
+        reject_unknown("scaling", section, tuple(f.name for f in fields(Scaling)))
         lows = {"num_env_runners": 0, "num_envs_per_env_runner": 1, "num_learners": 0}
-        kwargs["scaling"] = Scaling(**{k: _int(f"scaling.{k}", v, low=lows[k]) for k, v in section.items()})
+        kwargs["scaling"] = Scaling(**{k: count(f"scaling.{k}", v, low=lows[k]) for k, v in section.items()})
     if "ppo" in data:
-        _reject_unknown("ppo", data["ppo"], tuple(PPO_RANGES))
-        ppo = {key: _ranged(f"ppo.{key}", value, *PPO_RANGES[key]) for key, value in data["ppo"].items()}
+        reject_unknown("ppo", data["ppo"], tuple(PPO_RANGES))
+        ppo = {key: ranged(f"ppo.{key}", value, *PPO_RANGES[key]) for key, value in data["ppo"].items()}
         batch = ppo.get("train_batch_size_per_learner", 4000)
         if ppo.get("minibatch_size", 128) > batch:
-            _fail(
+            fail(
                 "ppo.minibatch_size", ppo.get("minibatch_size", 128), f"at most train_batch_size_per_learner = {batch}"
             )
         kwargs["ppo"] = ppo
@@ -142,41 +143,41 @@ def parse_config(data: dict[str, Any]) -> RLlibConfig:
         kwargs["model"] = _model(data["model"])
     if "eval" in data:
         section = data["eval"]
-        _reject_unknown("eval", section, tuple(f.name for f in fields(Evaluation)))
+        reject_unknown("eval", section, tuple(f.name for f in fields(Evaluation)))
         eval_kwargs: dict[str, Any] = {}
         if "every" in section:
-            eval_kwargs["every"] = _int("eval.every", section["every"], low=0)
+            eval_kwargs["every"] = count("eval.every", section["every"], low=0)
         if "games" in section:
-            eval_kwargs["games"] = _int("eval.games", section["games"])
+            eval_kwargs["games"] = count("eval.games", section["games"])
         if "opponents" in section:
             tables = section["opponents"]
             if not isinstance(tables, dict) or not tables:
-                _fail("eval.opponents", tables, "a mapping name -> opponents")
+                fail("eval.opponents", tables, "a mapping name -> opponents")
             eval_kwargs["opponents"] = {
-                name: _seat_specs(f"eval.opponents.{name}", table, (n,)) for name, table in tables.items()
+                name: seat_specs(f"eval.opponents.{name}", table, (n,)) for name, table in tables.items()
             }
         kwargs["eval"] = Evaluation(**eval_kwargs)
     return RLlibConfig(**kwargs)
 
 
 def _env(section: Any, n: int) -> dict[str, Any]:
-    _reject_unknown("env", section, ENV_KEYS)
+    reject_unknown("env", section, ENV_KEYS)
     env = dict(section)
     seats = env.get("learning_seats", "all")
     if seats != "all" and (isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= n):
-        _fail("env.learning_seats", seats, f"'all' or 1 to {n}")
+        fail("env.learning_seats", seats, f"'all' or 1 to {n}")
     if "reward" in env and env["reward"] not in ("points", "win", "margin"):
-        _fail("env.reward", env["reward"], "'points', 'win' or 'margin'")
+        fail("env.reward", env["reward"], "'points', 'win' or 'margin'")
     if "belief_features" in env and not (
         isinstance(env["belief_features"], bool) or env["belief_features"] == "players"
     ):
-        _fail("env.belief_features", env["belief_features"], "true, false or 'players'")
+        fail("env.belief_features", env["belief_features"], "true, false or 'players'")
     if "illegal_penalty" in env:
-        _ranged("env.illegal_penalty", env["illegal_penalty"], "number", None, None, False, False)
+        ranged("env.illegal_penalty", env["illegal_penalty"], "number", None, None, False, False)
     others = n - (n if seats == "all" else seats)
     if "opponents" in env:
         if others == 0:
-            _fail("env.opponents", env["opponents"], "none: every seat learns (learning_seats: all)")
+            fail("env.opponents", env["opponents"], "none: every seat learns (learning_seats: all)")
         given = [env["opponents"]] if isinstance(env["opponents"], (str, dict)) else env["opponents"]
         for spec in given if isinstance(given, list) else [given]:
             try:
@@ -190,7 +191,7 @@ def _env(section: Any, n: int) -> dict[str, Any]:
 
 
 def _model(section: Any) -> dict[str, Any]:
-    _reject_unknown("model", section, MODEL_KEYS)
+    reject_unknown("model", section, MODEL_KEYS)
     model = dict(section)
     hiddens = model.get("fcnet_hiddens", [256, 256])
     if (
@@ -198,11 +199,11 @@ def _model(section: Any) -> dict[str, Any]:
         or not hiddens
         or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in hiddens)
     ):
-        _fail("model.fcnet_hiddens", hiddens, "a non-empty list of positive integers, e.g. [256, 256]")
+        fail("model.fcnet_hiddens", hiddens, "a non-empty list of positive integers, e.g. [256, 256]")
     if "fcnet_activation" in model and model["fcnet_activation"] not in ACTIVATIONS:
-        _fail("model.fcnet_activation", model["fcnet_activation"], "'tanh' or 'relu'")
+        fail("model.fcnet_activation", model["fcnet_activation"], "'tanh' or 'relu'")
     if "vf_share_layers" in model:
-        _ranged("model.vf_share_layers", model["vf_share_layers"], "bool", None, None, False, False)
+        ranged("model.vf_share_layers", model["vf_share_layers"], "bool", None, None, False, False)
     return model
 
 

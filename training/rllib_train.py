@@ -34,13 +34,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from ckc_env.training.rllib_config import RLlibConfig, load_config
-from ckc_env.training.train import learner_result, new_run_dir
 
 from ckc_env import cli, configs, players
 from ckc_env.evaluation.tournament import run_tournament
 from ckc_env.files import InputError, read_json
 from ckc_env.players import loading, specs
+
+from .rllib_config import RLlibConfig, load_config
+from .train import learner_result, new_run_dir
 
 RESULT_TAGS = {
     "charts/episode_return_mean": ("env_runners", "episode_return_mean"),

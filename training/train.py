@@ -36,25 +36,26 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from ckc_env.training.config import TrainConfig, load_config, specs_named
 
 from ckc_env import cli, configs, players
-from ckc_env.envs.single_agent import is_per_count
 from ckc_env.evaluation.tournament import run_tournament
 from ckc_env.files import InputError, parse_json, read_json, short
 from ckc_env.players import specs
 from ckc_env.players.agent_file import save_sb3
 from ckc_env.players.loading import locate
 from ckc_env.seeding import derive_seed
+from ckc_env.table.options import is_per_count
+
+from .config import TrainConfig, load_config, specs_named
 
 
 def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust_checkpoint: bool = False):
     """A thunk building one single-agent environment (for SB3's vectorised environments)."""
 
     def build():
-        from ckc_env.training.self_play import SnapshotOpponents
-
         from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
+
+        from .self_play import SnapshotOpponents
 
         opponents = config.opponents
         if config.uses_self_play and len(config.player_counts) == 1:  # seeded as before several counts existed
@@ -311,7 +312,7 @@ def build_callback(
             steps = self.num_timesteps
             if config.uses_self_play and steps >= self.next_snapshot:
                 self.next_snapshot += config.self_play.snapshot_every
-                from ckc_env.training.self_play import save_snapshot
+                from .self_play import save_snapshot
 
                 players = list(config.player_counts)
                 save_snapshot(self.model, run_dir / "snapshots", steps, config.self_play.keep, players)
@@ -350,13 +351,13 @@ def build_callback(
 
 def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint: bool = False) -> None:
     """Behaviour cloning from ``pretrain.teacher`` (training/imitation.py); log in pretrain.json."""
-    from ckc_env.training.imitation import collect, pretrain
+    from .imitation import collect, pretrain
 
     settings = config.pretrain
     started = time.time()
     seed = derive_seed(config.seed, "pretrain")
     if config.vector is not None:  # the teacher plays every slot of a batch at once
-        from ckc_env.training.vec_env import collect_batched, make_vector_env
+        from .vec_env import collect_batched, make_vector_env
 
         env = make_vector_env(config, trust_checkpoint, in_process=True)  # the teacher reads env.state
         data = collect_batched(env, settings.teacher, settings.decisions, model.gamma, seed, trust_checkpoint)
@@ -486,8 +487,9 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
     torch.set_num_threads(1 if config.vector is None else config.vector.threads)
     snapshot_dir = run_dir / "snapshots"
     if config.vector is not None:  # the batched engine: num_envs games (in vector.workers processes)
-        from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
         from stable_baselines3.common.vec_env import VecMonitor
+
+        from .vec_env import SB3VecEnv, make_vector_env
 
         vec_env = VecMonitor(SB3VecEnv(make_vector_env(config, args.trust_checkpoint)))
     else:

@@ -116,10 +116,10 @@ def collect_batched(
     ``decisions`` decisions; each records the learner's observation, mask, the teacher's action and
     the discounted return that followed. Games still running at the end are left out (whole games
     only, as the scalar collection)."""
-    from ckc_env.training.imitation import Demonstrations
-
     from ckc_env import players
     from ckc_env.seeding import derive_seed
+
+    from .imitation import Demonstrations
 
     player = players.build_batched(teacher, derive_seed(seed, "teacher"), trust_checkpoint)
     slots = np.arange(env.num_envs)

@@ -42,7 +42,7 @@ decision that has only one legal action (such as a forced accusation with a sing
 | `chip_pool` | see below | mapping colour -> values | base chip pool (1 [decision]/[option]) |
 | `max_rounds` | 5 | 1..5 | rounds at most (extension; the rules say 5) |
 | `target_points` | 10 | 1..50 | points that end the game (extension; the rules say 10) |
-| `reward` | `"points"` | `"points"`, `"win"` | reward scheme (below) |
+| `reward` | `"points"` | `"points"`, `"win"`, `"margin"` | reward scheme (below) |
 | `belief_features` | False | False, True, `"players"` | append the exact beliefs (and, with `"players"`, the posterior that also reads the other players' decisions) to the observation (below) |
 | `summary_infos` | False | bool | put each round's summary and the agent's own chips into the infos at round ends (see "Infos") |
 | `render_mode` | None | None, `"ansi"`, `"human"` | text rendering; any other mode raises `UnsupportedRenderModeError`, a `ValueError` and a `TypeError` (stable-baselines3's `make_vec_env` asks for `"rgb_array"` and retries without it on a `TypeError`) |
@@ -110,6 +110,10 @@ with beliefs), so a policy trained on an older layout is given its observations 
   goes back into the supply (in the same step unless a Cafe Adler decision comes between), kept if
   the game ends. An agent's rewards over the game sum to its final points.
 - `reward="win"`: 0 until the game ends; then the winners share +1 and the others share -1.
+- `reward="margin"`: each change of points less the mean of the other players' changes: over the
+  game, the agent's final points less the others' mean (a dense signal for beating them).
+
+The schemes are defined once for every front and both engines (`ckc_env.table.rewards`).
 
 ## Starting state
 
@@ -252,13 +256,11 @@ import operator
 import pickle
 from typing import Any, ClassVar
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .. import engine
 from ..agents.base import LazyObservation
 from ..beliefs import Beliefs, beliefs
 from ..config import GameConfig
@@ -266,19 +268,19 @@ from ..engine import summary as summary_module
 from ..engine.actions import N_ACTIONS, action_to_string
 from ..engine.state import GameState
 from ..engine.view import PlayerView
+from ..files import short
 from ..observation import (
-    BELIEF_FEATURES,
     ENV_VERSION,
     LAYOUTS,
     OBSERVATION,
     OBSERVATION_WITH_BELIEFS,
     OBSERVATION_WITH_PLAYER_BELIEFS,
-    PLAYERS_FOLLOW,
     STATE,
     encode_state,
-    encoder,
 )
-from ..render import render_text
+from ..render import RENDER_MODES, check_render_mode, render
+from ..table import options
+from ..table.scalar import Table
 
 __doc__ = (
     __doc__.replace("{OBSERVATION_TABLE}", OBSERVATION.markdown_table())
@@ -291,9 +293,6 @@ __doc__ = (
     .replace("{STATE_SIZE}", str(STATE.size))
     .replace("{SUMMARY_TABLE}", summary_module.__doc__.split("\n\n", 2)[2].strip().replace("``", "`"))
 )
-
-REWARD_CHOICES = ("points", "win")
-RENDER_MODES = ("human", "ansi")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -321,22 +320,12 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
             return
         done = self.terminations[agent] or self.truncations[agent]
         if not (action is None and done) and not self.action_space(agent).contains(action):
-            legal = "none: the agent is done, step(None)" if done else _legal_text(self.unwrapped.game)
+            legal = "none: the agent is done, step(None)" if done else self.unwrapped.table.legal_text()
             raise ActionOutOfRangeError(
                 f"action {action!r} is out of range for {agent}: actions are integers 0..{N_ACTIONS - 1} "
                 f"(see the env card's action table); legal now: {legal}"
             )
         super().step(action)
-
-
-def _legal_text(game: GameState) -> str:
-    return ", ".join(f"{a} ({action_to_string(a)})" for a in engine.legal_actions(game))
-
-
-class UnsupportedRenderModeError(ValueError, TypeError):
-    """A render mode the environment does not have. A ValueError, as for every bad argument, and
-    a TypeError, on which stable-baselines3's ``make_vec_env`` retries without its default
-    ``render_mode="rgb_array"``."""
 
 
 class raw_env(AECEnv):
@@ -357,32 +346,21 @@ class raw_env(AECEnv):
         **rules: Any,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise UnsupportedRenderModeError(
-                f"invalid render_mode={render_mode!r}: accepted values are None, 'ansi', 'human'"
-            )
-        if not isinstance(summary_infos, bool):
-            raise ValueError(f"invalid summary_infos={summary_infos!r}: accepted values are True, False")
-        if reward not in REWARD_CHOICES:
-            raise ValueError(f"invalid reward={reward!r}: accepted values are 'points', 'win'")
-        if not any(belief_features is v or (isinstance(v, str) and belief_features == v) for v in BELIEF_FEATURES):
-            raise ValueError(
-                f"invalid belief_features={belief_features!r}: accepted values are "
-                + ", ".join(repr(v) for v in BELIEF_FEATURES)
-            )
+        check_render_mode(render_mode)
+        options.flag("summary_infos", summary_infos)
+        options.reward(reward)
+        options.belief_features(belief_features)
         unknown = sorted(set(rules) - set(GameConfig.fields()))
         if unknown:
             accepted = ["render_mode", "reward", "belief_features", "summary_infos", *GameConfig.fields()]
-            raise ValueError(f"unknown argument(s) {unknown}: accepted arguments are {accepted}")
+            raise ValueError(f"unknown argument(s) {short(unknown)}: accepted arguments are {accepted}")
         self.config = GameConfig(**rules)
         self.render_mode = render_mode
         self.reward_scheme = reward
         self.belief_features = belief_features
         self.summary_infos = summary_infos
         self.observation_layout = LAYOUTS[ENV_VERSION][belief_features]
-        self._encoder = encoder(self.observation_layout, self.config)
-        self._readers: list = []  # per seat, for the players' posterior (belief_features="players")
-        self.game: GameState | None = None
+        self.table = Table(self.config, self.observation_layout, reward)
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
@@ -406,6 +384,11 @@ class raw_env(AECEnv):
         self.truncations = {}
         self.infos = {}
 
+    @property
+    def game(self) -> GameState | None:
+        """The engine's whole state of the current game (None before ``reset``)."""
+        return self.table.game
+
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -415,7 +398,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self.game = engine.init(self.config, seed=seed, options=options)
+        game = self.table.deal(seed, options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -423,31 +406,19 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._summaries_seen = 0
-        if self.belief_features == "players":
-            from ..agents.bayes import BayesParams
-            from ..agents.bayes_v2 import TableReader
-
-            self._readers = [TableReader(s, BayesParams(), PLAYERS_FOLLOW) for s in range(self.config.num_players)]
-        engine.pop_rewards(self.game)
-        self.agent_selection = self.possible_agents[self.game.current_seat]
+        self.agent_selection = self.possible_agents[game.current_seat]
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        game = self._started()
+        self._started()
         seat = self._seat[agent]
-        mask = engine.legal_mask(game) if seat == game.current_seat else np.zeros(N_ACTIONS, dtype=np.int8)
-        return {"observation": self._encode(game, seat), "action_mask": mask}
+        return {"observation": self.table.observation(seat), "action_mask": self.table.action_mask(seat)}
 
     def observe_lazily(self, agent: str) -> LazyObservation:
         """``observe(agent)`` with the vector encoded only when read (for scripted players)."""
-        game = self._started()
-        seat = self._seat[agent]
-
-        def action_mask() -> np.ndarray:
-            return engine.legal_mask(game) if seat == game.current_seat else np.zeros(N_ACTIONS, dtype=np.int8)
-
-        return LazyObservation(action_mask, lambda: self._encode(game, seat))
+        self._started()
+        return self.table.lazy_observation(self._seat[agent])
 
     def state(self) -> np.ndarray:
         return encode_state(self._started())
@@ -456,7 +427,7 @@ class raw_env(AECEnv):
         """What ``agent`` can know at the table (its own clue and chips, everything public), as
         the engine's read-only :class:`~ckc_env.engine.view.PlayerView`: what scripted players read."""
         if agent not in self._seat:
-            raise ValueError(f"unknown agent {agent!r}: the agents are {self.possible_agents}")
+            raise ValueError(f"unknown agent {short(agent)}: the agents are {self.possible_agents}")
         return PlayerView(self._started(), self._seat[agent])
 
     def beliefs(self, agent: str) -> Beliefs:
@@ -489,20 +460,13 @@ class raw_env(AECEnv):
             index = -1 if isinstance(action, (bool, np.bool_)) else operator.index(action)
         except TypeError:
             index = -1
-        if index < 0 or not engine.is_legal(game, index):
-            raise ValueError(f"illegal action {action!r} for {agent}: legal actions are {_legal_text(game)}")
+        if index < 0 or not self.table.is_legal(index):
+            raise ValueError(f"illegal action {short(action)} for {agent}: legal actions are {self.table.legal_text()}")
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        engine.apply(game, index)  # checked above
         # Every agent is live until the game ends, when all end at once: seats index possible_agents.
-        gained = engine.pop_rewards(game)
-        if self.reward_scheme == "win":
-            gained = [0.0] * game.n
-            if game.game_over:
-                winners = game.final["winners"]
-                for seat in range(game.n):
-                    gained[seat] = 1.0 / len(winners) if seat in winners else -1.0 / (game.n - len(winners))
-        if any(gained):
+        gained = self.table.apply(index)  # checked above
+        if gained is not None:
             self.rewards = {a: float(r) for a, r in zip(self.possible_agents, gained, strict=True)}
             self._accumulate_rewards()
         else:  # most steps: nothing to add
@@ -522,26 +486,16 @@ class raw_env(AECEnv):
             self.render()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode: use render_mode='ansi' or 'human'")
-            return None
-        text = render_text(self._started())
-        if self.render_mode == "human":
-            print(text, end="\n\n")
-            return None
-        return text
+        return render(self._started(), self.render_mode)
 
     def close(self) -> None:
         pass
 
     # ------------------------------------------------------------------ helpers
-    def _encode(self, game: GameState, seat: int) -> np.ndarray:
-        return self._encoder.observation(PlayerView(game, seat), self._readers[seat] if self._readers else None)
-
     def _started(self) -> GameState:
-        if self.game is None:
+        if self.table.game is None:
             raise RuntimeError("the environment has not been reset: call reset() first")
-        return self.game
+        return self.table.game
 
     def action_to_string(self, action: int) -> str:
         return action_to_string(action)

@@ -33,15 +33,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .. import engine, players
+from .. import players
 from ..agents.base import Agent
 from ..engine.actions import N_ACTIONS
-from ..engine.view import PlayerView
-from ..files import short
-from ..players import specs
+from ..observation import ENV_VERSION, LAYOUTS
 from ..players.specs import PlayerSpec
+from ..render import check_render_mode, render
 from ..seeding import derive_seed
-from .aec import raw_env
+from ..table import options
+from ..table.scalar import Table
 
 OpponentSpec = PlayerSpec | Agent
 
@@ -61,77 +61,62 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         num_players: int | Sequence[int] = 5,
         **rules: Any,
     ) -> None:
-        if reward not in ("points", "win", "margin"):
-            raise ValueError(f"invalid reward={short(reward)}: accepted values are 'points', 'win' or 'margin'")
-        self.reward = reward
-        self.counts = player_counts(num_players)
-        aec_reward = "points" if reward == "margin" else reward  # margin is computed here from the points
-        self._tables = {
-            n: raw_env(
-                render_mode=render_mode, reward=aec_reward, belief_features=belief_features, num_players=n, **rules
-            )
-            for n in self.counts
+        self.reward = options.reward(reward)
+        self.counts = options.player_counts(num_players)
+        options.belief_features(belief_features)
+        check_render_mode(render_mode)
+        layout = LAYOUTS[ENV_VERSION][belief_features]
+        configs = options.game_configs(rules, self.counts)
+        self._tables = {n: Table(config, layout, reward) for n, config in configs.items()}
+        self.table = self._tables[self.counts[0]]
+        self.opponent_specs = options.opponents_by_count(opponents, self.counts)
+        self._players = {  # every spec checked and loaded once
+            n: [spec if isinstance(spec, Agent) else players.resolve(spec, trust_checkpoint) for spec in table]
+            for n, table in self.opponent_specs.items()
         }
-        self.aec = self._tables[self.counts[0]]
-        self.opponent_specs = opponents_by_count(opponents, self.counts)
-        for table in self.opponent_specs.values():
-            for spec in table:
-                if not isinstance(spec, Agent):
-                    players.validate(spec, trust_checkpoint=trust_checkpoint)
-        fewest = self.counts[0]
-        if learner_seat != "random" and (
-            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < fewest
-        ):
-            raise ValueError(
-                f"invalid learner_seat={short(learner_seat)}: accepted values are 'random' or 0 to {fewest - 1}"
-            )
+        self.learner_seat_option = options.learner_seat(learner_seat, self.counts)
         self.trust_checkpoint = trust_checkpoint
-        self.learner_seat_option = learner_seat
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
-        self.observation_space = self.aec.observation_space("player_0")["observation"]
+        low, high = layout.bounds()
+        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.seat = 0
         self._opponents: list[Agent | None] = []
         self._pending = 0.0  # earned before the learner's first decision (it may end up a non-accuser)
         self._done = True
-        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         if len(self.counts) > 1:  # one count alone draws nothing: its games stay those of earlier versions
-            self.aec = self._tables[self.counts[int(self.np_random.integers(len(self.counts)))]]
-        n = self.aec.config.num_players
+            self.table = self._tables[self.counts[int(self.np_random.integers(len(self.counts)))]]
+        table = self.table
+        n = table.n
         seat_option = self.learner_seat_option
         self.seat = int(self.np_random.integers(n)) if seat_option == "random" else int(seat_option)
         episode = int(self.np_random.integers(2**63))  # the episode's root seed: its deal and players
-        self.aec.reset(seed=derive_seed(episode, "deal"), options=options)
+        table.deal(derive_seed(episode, "deal"), options)
         self._opponents = [None] * n
-        self._views = [PlayerView(self.aec.game, seat) for seat in range(n)]
         self._summaries_seen = 0
-        engine.pop_rewards(self.aec.game)
-        others = [(self.seat + k) % n for k in range(1, n)]
-        for k, seat in enumerate(others):
-            spec = self.opponent_specs[n][k]
-            if isinstance(spec, Agent):
-                agent = spec
-            else:
-                agent = players.build(spec, derive_seed(episode, "agent", seat), trust_checkpoint=self.trust_checkpoint)
-            agent.reset(seat, self.aec.config)
+        for k in range(1, n):
+            seat = (self.seat + k) % n
+            player = self._players[n][k - 1]
+            agent = player if isinstance(player, Agent) else player.scalar(derive_seed(episode, "agent", seat))
+            agent.reset(seat, table.config)
             self._opponents[seat] = agent
         self._pending = self._play_others()
-        if self.aec.game.game_over:  # the learner never had a decision: deal again
+        if table.over:  # the learner never had a decision: deal again
             return self.reset(options=options)
         self._done = False
         return self._observation(), self._info()
 
     def step(self, action: int):
-        game = self.aec.game
+        table = self.table
         if self._done:
             raise RuntimeError("step() after the episode ended: call reset()")
         try:
-            legal = engine.is_legal(game, int(action))
+            legal = table.is_legal(int(action))
         except (TypeError, ValueError):
             legal = False
         if not legal:  # the episode ends with the penalty; the game is left as it was
@@ -140,121 +125,48 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
                 **self._info(),
                 "illegal_action": True,
                 "action": action,
-                "legal_actions": engine.legal_actions(game),
+                "legal_actions": table.legal_actions(),
             }
             return self._observation(), self.illegal_penalty, True, False, info
-        engine.apply(game, int(action))
-        reward = self._pending + self._collect() + self._play_others()
+        gained = table.apply(int(action))
+        reward = self._pending + (gained[self.seat] if gained is not None else 0.0) + self._play_others()
         self._pending = 0.0
-        self._done = game.game_over
+        self._done = table.over
         return self._observation(), float(reward), self._done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (all False once the game is over)."""
-        game = self.aec.game
-        if game.current_seat == self.seat:
-            return engine.legal_mask(game).astype(bool)
-        return np.zeros(N_ACTIONS, dtype=bool)
+        return self.table.action_mask(self.seat).astype(bool)
 
     def render(self) -> str | None:
-        return self.aec.render()
+        return render(self.table.game, self.render_mode)
 
     # ------------------------------------------------------------------ internals
     def _play_others(self) -> float:
         """Let the other seats decide until it is the learner's turn or the game ends; returns
-        what the learner earned meanwhile. The engine is driven directly: the AEC adapter's
-        bookkeeping (reward dicts, infos for every agent) would cost more than the decisions."""
-        aec, game = self.aec, self.aec.game
-        earned = 0.0
-        while not game.game_over and game.current_seat != self.seat:
-            seat = game.current_seat
-            action = self._opponents[seat].act(self._views[seat], aec.observe_lazily(aec.possible_agents[seat]))
-            if not engine.is_legal(game, action):
-                raise ValueError(
-                    f"opponent {short(self._opponents[seat])} at seat {seat} chose illegal action {action}"
-                )
-            engine.apply(game, action)
-            earned += self._collect()
-        return earned
-
-    def _collect(self) -> float:
-        """The learner's reward from the engine's last transition."""
-        game = self.aec.game
-        gained = engine.pop_rewards(game)
-        if self.reward == "points":
-            return float(gained[self.seat])
-        if self.reward == "margin":
-            n = game.n
-            return float(gained[self.seat]) - (float(sum(gained)) - float(gained[self.seat])) / (n - 1)
-        if not game.game_over:
-            return 0.0
-        winners = game.final["winners"]
-        n = game.n
-        return 1.0 / len(winners) if self.seat in winners else -1.0 / (n - len(winners))
+        what the learner earned meanwhile (the engine is driven directly by the table)."""
+        earned = [0.0] * self.table.n
+        self.table.play(self._opponents, (self.seat,), earned)
+        return earned[self.seat]
 
     def _observation(self) -> np.ndarray:
-        return self.aec.observe(self.aec.possible_agents[self.seat])["observation"]
+        return self.table.observation(self.seat)
 
     def _info(self) -> dict[str, Any]:
         # Fresh objects every call: callers keep what they are given.
-        game = self.aec.game
+        game = self.table.game
         info: dict[str, Any] = {"seat": self.seat, "num_players": game.n}
         if len(game.summaries) > self._summaries_seen:  # a round ended since the last decision
             self._summaries_seen = len(game.summaries)
-            values = self._views[self.seat].own_chip_values
+            values = self.table.views[self.seat].own_chip_values
             info["round_summary"] = _copy(game.summaries[-1])
             info["own_chips"] = {"values": values, "points": sum(values)}
-        if self.aec.game.game_over:
-            final = _copy(self.aec.game.final)
+        if game.game_over:
+            final = _copy(game.final)
             info["final"] = final
             info["is_winner"] = self.seat in final["winners"]
             info["win_share"] = 1.0 / len(final["winners"]) if self.seat in final["winners"] else 0.0
         return info
-
-
-def player_counts(num_players: int | Sequence[int]) -> tuple[int, ...]:
-    """The player counts a learner trains at, sorted: one count, or several (each from 3 to 5, once)."""
-    given = [num_players] if isinstance(num_players, int) and not isinstance(num_players, bool) else num_players
-    accepted = "a player count from 3 to 5, or a list of distinct counts such as [3, 4, 5]"
-    if isinstance(given, (str, bytes)) or not isinstance(given, Sequence) or not given:
-        raise ValueError(f"invalid num_players={short(num_players)}: accepted values are {accepted}")
-    for n in given:
-        if isinstance(n, bool) or not isinstance(n, int) or not 3 <= n <= 5:
-            raise ValueError(f"invalid num_players={short(num_players)}: accepted values are {accepted}")
-    if len(set(given)) != len(given):
-        raise ValueError(
-            f"invalid num_players={short(num_players)}: a count appears twice; accepted values are {accepted}"
-        )
-    return tuple(sorted(given))
-
-
-def is_per_count(value: Any) -> bool:
-    """Whether ``value`` maps player counts to settings (``{3: ..., 5: ...}``) rather than being one
-    player spec (a spec mapping has a ``name`` key, never integer keys)."""
-    return (
-        isinstance(value, Mapping)
-        and bool(value)
-        and all(isinstance(k, int) and not isinstance(k, bool) for k in value)
-    )
-
-
-def per_count(value: Any, counts: Sequence[int], what: str) -> dict[int, Any]:
-    """``{count: setting}`` for each count: ``value`` itself for all, or its entry per count (a
-    mapping must name exactly the counts)."""
-    if not is_per_count(value):
-        return {n: value for n in counts}
-    if sorted(value) != sorted(counts):
-        raise ValueError(
-            f"invalid {what}={short(dict(value))}: a mapping by player count needs exactly the counts {list(counts)}"
-        )
-    return {n: value[n] for n in counts}
-
-
-def opponents_by_count(
-    opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[int, Any], counts: Sequence[int]
-) -> dict[int, list[OpponentSpec]]:
-    """The opponents of each count's other seats, in seat order after the learner."""
-    return {n: specs.for_seats(table, n - 1) for n, table in per_count(opponents, counts, "opponents").items()}
 
 
 def _copy(data: Any) -> Any:
