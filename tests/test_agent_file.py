@@ -51,7 +51,7 @@ def recorded(layout, games: int = 6) -> tuple[np.ndarray, np.ndarray, np.ndarray
             kinds = ["random", "eager", "bayes_v1", "random", "bayes_v1"][:n]
             before = len(rows)
             agents = [Recorder(make_agent(k, seed=10 * g + s), layout, rows, masks) for s, k in enumerate(kinds)]
-            play_game(env, agents, seed=1000 * n + g)
+            play_game(env.config, agents, seed=1000 * n + g)
             counts += [n] * (len(rows) - before)
     return np.asarray(rows, np.float32), np.asarray(masks), np.asarray(counts)
 

@@ -25,11 +25,14 @@ import pytest
 import ckc_env
 from ckc_env.agents import BASELINES, REGISTRY, make_agent
 from ckc_env.beliefs import beliefs, weighted_beliefs
+from ckc_env.config import GameConfig
 from ckc_env.engine.actions import ACCUSE, CAFE_ADLER, CLUE_FACE, DECISION_KINDS, FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.cards import INVESTIGATOR, N_CATS, cats_in, chief_of
 from ckc_env.engine.game import SCORING
 from ckc_env.engine.view import PlayerView
 from ckc_env.evaluation.tournament import play_game, run_tournament
+from ckc_env.observation import OBSERVATION
+from ckc_env.table.scalar import Table
 
 AGENTS = sorted(REGISTRY)
 FAIR = sorted(BASELINES)
@@ -114,13 +117,13 @@ def decisions() -> list[Decision]:
 @pytest.mark.parametrize("n", [3, 4, 5])
 @pytest.mark.parametrize("window_order", WINDOW_ORDERS)
 def test_agent_plays_whole_games_legally(name, n, window_order):
-    """The agent in every seat, both variants, chosen clue faces: play_game checks legality (raw_env
-    raises ValueError on an illegal action); the game ends with results for every seat."""
-    env = ckc_env.raw_env(num_players=n, window_order=window_order, **FULL_RULES)
+    """The agent in every seat, both variants, chosen clue faces: play_game checks legality (the
+    table raises ValueError naming the player on an illegal action); the game ends with results for every seat."""
+    table = Table(GameConfig(num_players=n, window_order=window_order, **FULL_RULES), OBSERVATION)
     for seed in range(2):
         agents = [make_agent(name, seed=seed * 10 + s) for s in range(n)]
-        result = play_game(env, agents, seed)
-        assert env.unwrapped.game.game_over
+        result = play_game(table, agents, seed)
+        assert table.game.game_over
         assert sum(result["win"]) == pytest.approx(1.0)
         assert len(result["points"]) == n
 
@@ -325,7 +328,7 @@ def test_bayes_parameters():
 def test_same_seed_same_agent_choices():
     """An agent's randomness comes from its seed: two games with the same seeds are identical."""
     env = ckc_env.raw_env(num_players=4, **FULL_RULES)
-    results = [play_game(env, [make_agent("random", seed=s) for s in range(4)], seed=3) for _ in range(2)]
+    results = [play_game(env.config, [make_agent("random", seed=s) for s in range(4)], seed=3) for _ in range(2)]
     assert results[0] == results[1]
 
 

@@ -54,7 +54,7 @@ def test_self_play_rewards_sum_to_the_final_points():
     rng = np.random.default_rng(0)
     for seed in range(5):
         totals, acting = _play(env, seed, rng)
-        final = env.aec.game.final["totals"]
+        final = env.table.game.final["totals"]
         assert set(acting) <= set(env.possible_agents)
         for agent, total in totals.items():
             assert total == pytest.approx(final[int(agent.split("_")[1])])

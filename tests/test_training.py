@@ -270,7 +270,7 @@ def test_a_config_with_several_player_counts_resolves_each_table():
     "data, named",
     [
         ({"game": {"num_players": [3, 6]}}, ["num_players", "[3, 4, 5]"]),
-        ({"game": {"num_players": [4, 4]}}, ["num_players", "twice"]),
+        ({"game": {"num_players": []}}, ["num_players", "a list of them"]),
         ({"game": {"num_players": [3, 5]}, "opponents": {3: "random"}}, ["opponents", "[3, 5]"]),
         ({"game": {"num_players": [3, 5]}, "opponents": {3: "random", 5: "oracle"}}, ["opponents.5", "bayes_v1"]),
         ({"game": {"num_players": [3, 5]}, "opponents": ["random", "eager"]}, ["opponents", "5 players need 4"]),

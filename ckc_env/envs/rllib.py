@@ -32,18 +32,19 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.tune.registry import register_env
 
-from .. import engine, players
+from .. import players
 from ..agents.base import Agent
 from ..config import GameConfig
 from ..engine.actions import N_ACTIONS
-from ..engine.view import PlayerView
+from ..files import short
+from ..observation import ENV_VERSION, LAYOUTS
 from ..players import specs
 from ..players.rllib import MODULE_ID
 from ..seeding import derive_seed
-from .aec import raw_env
+from ..table import options
+from ..table.scalar import Table
 
 ENV_NAME = "checkpoint_charlie"
-REWARDS = ("points", "win", "margin")
 ENV_KEYS = ("learning_seats", "opponents", "reward", "belief_features", "illegal_penalty", "trust_checkpoint")
 
 
@@ -56,33 +57,31 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         unknown = sorted(set(config) - set(ENV_KEYS) - set(GameConfig.fields()))
         if unknown:
             raise ValueError(
-                f"unknown env_config key(s) {unknown}: accepted keys are {[*ENV_KEYS, *GameConfig.fields()]}"
+                f"unknown env_config key(s) {short(unknown)}: accepted keys are {[*ENV_KEYS, *GameConfig.fields()]}"
             )
-        self.reward = config.pop("reward", "points")
-        if self.reward not in REWARDS:
-            raise ValueError(f"invalid reward={self.reward!r}: accepted values are {list(REWARDS)}")
+        self.reward = options.reward(config.pop("reward", "points"))
         learning_seats = config.pop("learning_seats", "all")
         opponents = config.pop("opponents", "bayes_v1")
         self.trust_checkpoint = bool(config.pop("trust_checkpoint", False))
         self.illegal_penalty = float(config.pop("illegal_penalty", -1.0))
-        belief_features = config.pop("belief_features", False)
-        self.aec = raw_env(reward="points", belief_features=belief_features, **config)
-        n = self.aec.config.num_players
+        belief_features = options.belief_features(config.pop("belief_features", False))
+        game_config = GameConfig.from_dict(config)
+        n = game_config.num_players
+        self.table = Table(game_config, LAYOUTS[ENV_VERSION][belief_features], self.reward)
         if learning_seats == "all":
             learning_seats = n
         if isinstance(learning_seats, bool) or not isinstance(learning_seats, int) or not 1 <= learning_seats <= n:
-            raise ValueError(f"invalid learning_seats={learning_seats!r}: accepted values are 'all' or 1 to {n}")
+            options.fail("learning_seats", learning_seats, f"'all' or 1 to {n}")
         self.learning_count = learning_seats
         self.opponent_specs = specs.for_seats(opponents, n - learning_seats) if learning_seats < n else []
-        for spec in self.opponent_specs:
-            players.validate(spec, trust_checkpoint=self.trust_checkpoint)
-        self.possible_agents = list(self.aec.possible_agents)
+        self._opponent_players = [players.resolve(spec, self.trust_checkpoint) for spec in self.opponent_specs]
+        self.possible_agents = [f"player_{seat}" for seat in range(n)]
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.agents = []
-        inner = self.aec.observation_space("player_0")["observation"]
+        low, high = self.table.layout.bounds()
         space = gym.spaces.Dict(
             {
-                "observations": inner,
+                "observations": gym.spaces.Box(low=low, high=high, dtype=np.float32),
                 "action_mask": gym.spaces.Box(0.0, 1.0, (N_ACTIONS,), np.float32),
             }
         )
@@ -91,56 +90,54 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         self._rng = np.random.default_rng()
         self._learning: set[int] = set()
         self._scripted: list[Agent | None] = []
-        self._pending = np.zeros(n)
+        self._pending = [0.0] * n
         self._played: set[int] = set()
 
     # ------------------------------------------------------------------ MultiAgentEnv API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        n = self.aec.config.num_players
+        table = self.table
+        n = table.n
         episode = int(self._rng.integers(2**63))  # the game's root seed: its deal, seats and players
-        self.aec.reset(seed=derive_seed(episode, "deal"), options=options)
-        game = self.aec.game
-        engine.pop_rewards(game)
+        table.deal(derive_seed(episode, "deal"), options)
         seats = np.random.default_rng(derive_seed(episode, "seats")).permutation(n)
         self._learning = {int(s) for s in seats[: self.learning_count]}
         self._scripted = [None] * n
         others = [s for s in range(n) if s not in self._learning]
         for k, seat in enumerate(others):
-            agent = players.build(
-                self.opponent_specs[k], derive_seed(episode, "agent", seat), trust_checkpoint=self.trust_checkpoint
-            )
-            agent.reset(seat, self.aec.config)
+            agent = self._opponent_players[k].scalar(derive_seed(episode, "agent", seat))
+            agent.reset(seat, table.config)
             self._scripted[seat] = agent
-        self._views = [PlayerView(game, seat) for seat in range(n)]
-        self._pending = np.zeros(n)
+        self._pending = [0.0] * n
         self._played = set()
         self.agents = [self.possible_agents[s] for s in sorted(self._learning)]
-        self._play_scripted()
-        if game.game_over:  # no learning seat had a decision: deal again
+        table.play(self._scripted, self._learning, self._pending)
+        if table.over:  # no learning seat had a decision: deal again
             return self.reset(options=options)
         return self._next_observation(), {}
 
     def step(self, action_dict: Mapping[str, Any]):
-        game = self.aec.game
-        seat = game.current_seat
+        table = self.table
+        seat = table.seat_to_act
         agent = self.possible_agents[seat]
         if agent not in action_dict:
             raise ValueError(f"no action for {agent}, the seat to act: got actions for {sorted(action_dict)}")
         action = int(action_dict[agent])
-        if not engine.is_legal(game, action):  # the game ends there, as in CheckpointCharlie-v0
+        if not table.is_legal(action):  # the game ends there, as in CheckpointCharlie-v0
             finished = [self.possible_agents[s] for s in sorted(self._played)]
             rewards = {a: 0.0 for a in finished} | {agent: self.illegal_penalty}
-            infos = {agent: {"illegal_action": True, "action": action, "legal_actions": engine.legal_actions(game)}}
+            infos = {agent: {"illegal_action": True, "action": action, "legal_actions": table.legal_actions()}}
             observations = {a: self._observation(self._seats[a]) for a in finished}
             return observations, rewards, {**dict.fromkeys(finished, True), "__all__": True}, {"__all__": False}, infos
-        engine.apply(game, action)
-        self._collect()
-        self._play_scripted()
-        if not game.game_over:
+        gained = table.apply(action)
+        if gained is not None:
+            for s, r in enumerate(gained):
+                self._pending[s] += r
+        table.play(self._scripted, self._learning, self._pending)
+        if not table.over:
             observations = self._next_observation()
-            rewards = self._rewards_of(self.possible_agents[game.current_seat])
+            rewards = self._rewards_of(self.possible_agents[table.seat_to_act])
             return observations, rewards, {"__all__": False}, {"__all__": False}, {}
         finished = [self.possible_agents[s] for s in sorted(self._played)]
         observations = {a: self._observation(self._seats[a]) for a in finished}
@@ -149,37 +146,12 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         return observations, rewards, terminateds, {"__all__": False}, {}
 
     # ------------------------------------------------------------------ internals
-    def _play_scripted(self) -> None:
-        """The scripted seats decide until a learning seat is to act or the game ends."""
-        aec, game = self.aec, self.aec.game
-        while not game.game_over and game.current_seat not in self._learning:
-            seat = game.current_seat
-            action = self._scripted[seat].act(self._views[seat], aec.observe_lazily(aec.possible_agents[seat]))
-            if not engine.is_legal(game, action):
-                raise ValueError(f"player {self._scripted[seat]!r} at seat {seat} chose illegal action {action}")
-            engine.apply(game, action)
-            self._collect()
-
-    def _collect(self) -> None:
-        """Every seat's reward from the engine's last transition, kept until its next observation."""
-        game = self.aec.game
-        gained = np.asarray(engine.pop_rewards(game), dtype=float)
-        n = game.n
-        if self.reward == "points":
-            self._pending += gained
-        elif self.reward == "margin":
-            self._pending += gained - (gained.sum() - gained) / (n - 1)
-        elif game.game_over:
-            winners = game.final["winners"]
-            for seat in range(n):
-                self._pending[seat] += 1.0 / len(winners) if seat in winners else -1.0 / (n - len(winners))
-
     def _observation(self, seat: int) -> dict[str, np.ndarray]:
-        raw = self.aec.observe(self.possible_agents[seat])
-        return {"observations": raw["observation"], "action_mask": raw["action_mask"].astype(np.float32)}
+        table = self.table
+        return {"observations": table.observation(seat), "action_mask": table.action_mask(seat).astype(np.float32)}
 
     def _next_observation(self) -> dict[str, dict[str, np.ndarray]]:
-        seat = self.aec.game.current_seat
+        seat = self.table.seat_to_act
         self._played.add(seat)
         return {self.possible_agents[seat]: self._observation(seat)}
 

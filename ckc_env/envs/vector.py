@@ -32,7 +32,6 @@ are not copied out (``batch.summary.round_summaries`` gives them from ``env.stat
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -44,35 +43,11 @@ from gymnasium.vector.utils import batch_space
 from .. import batch, players
 from ..batch.agents import BatchAgent
 from ..batch.state import BatchState
-from ..config import GameConfig
 from ..engine.actions import N_ACTIONS
-from ..files import short
-from ..observation import LAYOUTS
-from ..players import specs
-from ..players.specs import PlayerSpec
+from ..observation import ENV_VERSION, LAYOUTS
 from ..seeding import derive_seed
-
-ENV_VERSION = "v1"
-REWARDS = ("points", "win", "margin")
-
-
-def opponents_by_count(opponents: Any, counts: Sequence[int]) -> dict[int, list[PlayerSpec | BatchAgent]]:
-    """``{count: n-1 opponent specs in seat order after the learner}`` from one spec, a list, or a
-    mapping ``{count: spec or list}`` (which must name every count)."""
-    if isinstance(opponents, Mapping) and not (isinstance(opponents.get("name"), str)):
-        missing = sorted(set(counts) - set(opponents))
-        extra = sorted(set(opponents) - set(counts))
-        if missing or extra:
-            raise ValueError(
-                f"opponents by player count must name exactly the counts {sorted(counts)}: "
-                f"missing {missing}, not played {extra}"
-            )
-        return {n: specs.for_seats(_as_batch_list(opponents[n]), n - 1) for n in counts}
-    return {n: specs.for_seats(_as_batch_list(opponents), n - 1) for n in counts}
-
-
-def _as_batch_list(opponents: Any) -> Any:
-    return [opponents] if isinstance(opponents, BatchAgent) else opponents
+from ..table import options
+from ..table.batched import play, seat_rewards
 
 
 # ---------------------------------------------------------------------- the vector environment
@@ -93,32 +68,22 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         **rules: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"invalid num_envs={short(num_envs)}: accepted values are integers >= 1")
-        if reward not in REWARDS:
-            raise ValueError(f"invalid reward={short(reward)}: accepted values are 'points', 'win' or 'margin'")
-        if belief_features not in (False, True) or not isinstance(belief_features, bool):
-            raise ValueError(
-                f"invalid belief_features={short(belief_features)}: accepted values are False or True (the players' "
-                "posterior, 'players', has no batched form)"
-            )
-        counts = rules.pop("num_players", 5)
-        counts = [counts] if isinstance(counts, (int, np.integer)) and not isinstance(counts, bool) else counts
-        if not isinstance(counts, (list, tuple)) or not counts:
-            raise ValueError(f"invalid num_players={short(counts)}: accepted values are 3, 4, 5 or a list of them")
-        self.counts = [int(k) for k in counts]
-        self.configs = {n: GameConfig.from_dict({**rules, "num_players": n}) for n in sorted(set(self.counts))}
+            options.fail("num_envs", num_envs, "integers >= 1")
+        options.reward(reward)
+        options.belief_features(belief_features, batched=True)
+        self.counts = list(options.player_counts(rules.pop("num_players", 5)))
+        self.configs = options.game_configs(rules, self.counts)
         self.config = self.configs[self.counts[0]]
-        low = min(self.configs)
-        if learner_seat != "random" and (
-            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < low
-        ):
-            raise ValueError(
-                f"invalid learner_seat={short(learner_seat)}: accepted values are 'random' or 0 to {low - 1}"
-            )
-        self.opponent_specs = opponents_by_count(opponents, sorted(self.configs))
-        for table in self.opponent_specs.values():  # refused now, not at the first reset
-            for spec in table:
-                players.build_batched(spec, seed=0, trust_checkpoint=trust_checkpoint)
+        options.learner_seat(learner_seat, self.counts)
+        self.opponent_specs = options.opponents_by_count(opponents, self.counts)
+        self._resolved = {  # every spec checked and loaded once; refused now, not at the first reset
+            n: [spec if isinstance(spec, BatchAgent) else players.resolve(spec, trust_checkpoint) for spec in table]
+            for n, table in self.opponent_specs.items()
+        }
+        for table in self._resolved.values():
+            for player in table:
+                if not isinstance(player, BatchAgent) and not player.batch_capable:
+                    player.batched(seed=0)  # the error that names the batched players
         self.num_envs = int(num_envs)
         self.learner_seat_option = learner_seat
         self.reward = reward
@@ -205,13 +170,13 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self._players: list[BatchAgent] = []
         self._player_index = np.full((6, 5), -1, dtype=np.int64)
         built: dict[tuple[int, str], int] = {}
-        for n, table in self.opponent_specs.items():
-            for k, spec in enumerate(table, start=1):
-                key = (n, repr(spec) if isinstance(spec, BatchAgent) else specs.label(spec))
+        for n, table in self._resolved.items():
+            for k, player in enumerate(table, start=1):
+                key = (n, repr(player) if isinstance(player, BatchAgent) else player.label)
                 if key not in built:
                     built[key] = len(self._players)
                     player_seed = derive_seed(seed, "agent", n, len(self._players))
-                    self._players.append(players.build_batched(spec, player_seed, self.trust_checkpoint))
+                    self._players.append(player if isinstance(player, BatchAgent) else player.batched(player_seed))
                 self._player_index[n, k] = built[key]
 
     def _draw_counts(self, size: int) -> list[int] | None:
@@ -226,33 +191,24 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
 
     def _collect(self) -> np.ndarray:
         """(num_envs,) the learner's reward from the engine's last call."""
-        state, seat = self.state, self.seat
-        slots = np.arange(self.num_envs)
-        if self.reward == "win":
-            return state.win_rewards[slots, seat].copy()
-        gained = state.rewards[slots, seat]
-        if self.reward == "points":
-            return gained.copy()
-        others = state.rewards.sum(1) - gained
-        return gained - others / (state.n - 1)
+        return seat_rewards(self.state, self.seat, self.reward)
 
     def _play_others(self, earned: np.ndarray) -> None:
         """Let the opponents decide, all the games where a player is to act in one call per player,
         until every game waits for its learner or is over; adds what the learners earned meanwhile."""
         state = self.state
-        while True:
-            waiting = np.flatnonzero((state.pending_kind >= 0) & (state.pending_seat != self.seat))
-            if not len(waiting):
-                return
-            n = state.n[waiting].astype(np.int64)
-            offset = (state.pending_seat[waiting] - self.seat[waiting]) % n
-            who = self._player_index[n, offset]
-            actions = np.zeros(self.num_envs, dtype=np.int64)
-            for index in np.unique(who):
-                games = waiting[who == index]
-                actions[games] = self._players[index].act(state, games)
-            batch.apply(state, actions, games=waiting)
-            earned += self._collect()
+
+        def waiting() -> np.ndarray:
+            return np.flatnonzero((state.pending_kind >= 0) & (state.pending_seat != self.seat))
+
+        def player_of(games: np.ndarray) -> np.ndarray:
+            n = state.n[games].astype(np.int64)
+            return self._player_index[n, (state.pending_seat[games] - self.seat[games]) % n]
+
+        def collect() -> None:
+            earned[:] += self._collect()
+
+        play(state, self._players, waiting, player_of, collect)
 
     def _settle(self, slots: np.ndarray, earned: np.ndarray) -> None:
         """Play the new games of ``slots`` up to their learner's first decision (``earned`` gets what

@@ -48,8 +48,7 @@ import numpy as np
 from ..agents import Agent
 from ..batch.agents import BATCH_REGISTRY
 from ..config import COLOURS, GameConfig
-from ..engine.view import PlayerView
-from ..envs.aec import raw_env
+from ..observation import OBSERVATION
 from ..players import batch_capable, specs
 from ..players import build as build_player
 from ..players import build_batched as build_batched_player
@@ -57,6 +56,9 @@ from ..players import is_safe as is_safe_player
 from ..players import validate as validate_player
 from ..players.specs import PlayerSpec
 from ..seeding import derive_seed
+from ..table.batched import play
+from ..table.rewards import win_share
+from ..table.scalar import Table
 
 METRICS = ("win", "points", "gold", "white", "black", "chief_rate")
 """Per game: win share (1/k for a k-way shared win), final points, chips of each colour, and the
@@ -68,18 +70,15 @@ INTERVALS = {m: "wilson95" if m in RATES else "normal95" for m in METRICS}
 """How each metric's ``ci95`` in the JSON results was computed."""
 
 
-def play_game(env: raw_env, agents: Sequence[Agent], seed: int) -> dict[str, Any]:
-    """One game with ``agents[s]`` at seat s; returns per-seat results for the statistics."""
-    env.reset(seed=seed)
-    game = env.game
+def play_game(table: Table | GameConfig, agents: Sequence[Agent], seed: int) -> dict[str, Any]:
+    """One game with ``agents[s]`` at seat s (each choice checked); returns per-seat results for
+    the statistics."""
+    if isinstance(table, GameConfig):
+        table = Table(table, OBSERVATION)
+    game = table.deal(seed)
     for seat, agent in enumerate(agents):
-        agent.reset(seat, env.config)
-    views = [PlayerView(game, seat) for seat in range(len(agents))]
-    while not game.game_over:
-        seat = game.current_seat
-        name = env.possible_agents[seat]
-        action = agents[seat].act(views[seat], env.observe_lazily(name))
-        env.step(action)
+        agent.reset(seat, table.config)
+    table.play(agents, (), [0.0] * table.n)
     final = game.final
     n = len(agents)
     winners = final["winners"]
@@ -89,8 +88,9 @@ def play_game(env: raw_env, agents: Sequence[Agent], seed: int) -> dict[str, Any
             if record["cat"] == summary["chief"]:
                 caught[record["seat"]] += 1
     rounds = len(game.summaries)
+    views = table.views
     return {
-        "win": [1.0 / len(winners) if s in winners else 0.0 for s in range(n)],
+        "win": [win_share(s in winners, len(winners)) for s in range(n)],
         "points": [float(t) for t in final["totals"]],
         **{COLOURS[c]: [float(views[s].colour_counts(s)[c]) for s in range(n)] for c in range(3)},
         "chief_rate": [caught[s] / rounds for s in range(n)],
@@ -123,16 +123,8 @@ def play_batched(
     caught = np.zeros((size, n))
     rounds = np.zeros(size)
     record = state.record
-    while True:
-        waiting = np.flatnonzero(state.pending_kind >= 0)
-        if not len(waiting):
-            break
-        index = (state.pending_seat[waiting] - ids[waiting]) % n  # lineup index at the acting seat
-        actions = np.zeros(size, dtype=np.int64)
-        for i in np.unique(index):
-            games = waiting[index == i]
-            actions[games] = seated[i].act(state, games)
-        batch.apply(state, actions, games=waiting)
+
+    def count_rounds() -> None:
         ended = np.flatnonzero(state.round_ended)
         if len(ended):
             rounds[ended] += 1
@@ -140,8 +132,16 @@ def play_batched(
             hit = served & (record.served_cat[ended] == record.round_chief[ended, None])
             rows, slots = np.nonzero(hit)
             np.add.at(caught, (ended[rows], record.served_seat[ended[rows], slots].astype(np.int64)), 1)
+
+    play(
+        state,
+        seated,
+        lambda: np.flatnonzero(state.pending_kind >= 0),
+        lambda games: (state.pending_seat[games] - ids[games]) % n,  # the lineup index at the acting seat
+        count_rounds,
+    )
     winners = state.winners[:, :n]
-    share = np.where(winners, 1.0 / np.maximum(1, winners.sum(1, keepdims=True)), 0.0)
+    share = win_share(winners, winners.sum(1, keepdims=True))
     out = []
     for k, g in enumerate(ids):
         seating = [(i - int(g)) % n for i in range(n)]
@@ -164,7 +164,7 @@ def play_batched(
 def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
     lineup, config, seed, game_ids, trust = args
     n = len(lineup)
-    env = raw_env(**config)
+    table = Table(GameConfig.from_dict(config), OBSERVATION)
     out = []
     for g in game_ids:
         seating = [(i - g) % n for i in range(n)]  # seating[s] = lineup index at seat s
@@ -172,7 +172,7 @@ def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
             build_player(lineup[i], seed=derive_seed(seed, "agent", g, s), trust_checkpoint=trust)
             for s, i in enumerate(seating)
         ]
-        out.append((g, {**play_game(env, agents, derive_seed(seed, "game", g)), "seating": seating}))
+        out.append((g, {**play_game(table, agents, derive_seed(seed, "game", g)), "seating": seating}))
     return out
 
 

@@ -57,7 +57,12 @@ def per_count(value: Any, counts: Sequence[int], what: str) -> dict[int, Any]:
     if not is_per_count(value):
         return dict.fromkeys(distinct, value)
     if sorted(value) != distinct:
-        fail(what, dict(value), f"a mapping by player count naming exactly the counts {distinct}")
+        missing, extra = sorted(set(distinct) - set(value)), sorted(set(value) - set(distinct))
+        fail(
+            what,
+            dict(value),
+            f"a mapping by player count naming exactly the counts {distinct} (missing {missing}, not played {extra})",
+        )
     return {n: value[n] for n in distinct}
 
 

@@ -35,7 +35,7 @@ def margin(gained: Any, total: Any, n: Any) -> Any:
 def win(won: Any, winners: Any, n: Any) -> Any:
     """``"win"`` at the game's end: ``1 / winners`` for a winner, ``-1 / (n - winners)`` for the
     others (``won`` is 1 or 0, True or False, per seat)."""
-    return won / winners - (1 - won) / _at_least_one(n - winners)
+    return won / _at_least_one(winners) - (1 - won) / _at_least_one(n - winners)
 
 
 def win_share(won: Any, winners: Any) -> Any:

@@ -44,13 +44,14 @@ from ..config import GameConfig, load_yaml_mapping
 from ..engine.actions import action_to_string
 from ..engine.cards import cat_name, clue_name
 from ..engine.view import PlayerView
-from ..envs.aec import raw_env
 from ..evaluation.tournament import wilson
+from ..observation import OBSERVATION
 from ..players import build as build_player
 from ..players import specs
 from ..players import validate as validate_player
 from ..render import render_text
 from ..seeding import derive_seed
+from ..table.scalar import Table
 from .human import HumanAgent, PlayerQuitError, shown
 from .replay import Replay
 
@@ -71,20 +72,20 @@ def play_game(
     ``on_round(summary, game)`` is called at each round's end, ``before_decision(game)`` before each
     decision. If a player raises (a person quitting), ``replay`` (when given) holds the actions so far.
     """
-    env = raw_env(**config.to_dict())
-    env.reset(seed=seed)
-    game = env.game
+    table = Table(config, OBSERVATION)
+    game = table.deal(seed)
     replay = replay if replay is not None else Replay(config, seed, list(labels))
     for seat, agent in enumerate(agents):
         agent.reset(seat, config)
-    views = [PlayerView(game, seat) for seat in range(config.num_players)]
     rounds_seen = 0
     while not game.game_over:
         if before_decision is not None:
             before_decision(game)
         seat = game.current_seat
-        action = int(agents[seat].act(views[seat], env.observe_lazily(env.possible_agents[seat])))
-        env.step(action)
+        action = int(agents[seat].act(table.views[seat], table.lazy_observation(seat)))
+        if not table.is_legal(action):
+            raise ValueError(f"illegal action {action} for player_{seat}: legal actions are {table.legal_text()}")
+        table.apply(action)
         replay.actions.append(action)
         while rounds_seen < len(game.summaries):
             if on_round is not None:
