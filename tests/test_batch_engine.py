@@ -42,6 +42,7 @@ from ckc_env.observation import (
     encode_observation,
     encode_state,
 )
+from ckc_env.table.batched import all_rewards
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUTS = (OBSERVATION, OBSERVATION_WITH_BELIEFS, OBSERVATION_V0)
@@ -251,7 +252,7 @@ def test_rewards_match_the_environment():
             lock.step(actions)
             for b in live:
                 expected = [envs[b].rewards[agent] for agent in envs[b].possible_agents]
-                assert np.array_equal(batch.rewards(lock.state, scheme)[b, :4], expected)
+                assert np.array_equal(all_rewards(lock.state, scheme)[b, :4], expected)
                 endings += bool(lock.state.terminated[b]) and any(expected)
         assert endings == len(seeds) or scheme == "points"
 
@@ -292,7 +293,8 @@ def test_automatic_reset_starts_the_slots_next_game():
         assert (state.pending_kind >= 0).all()
         assert state.record.game_over[ended].all() and state.record.winners[ended].any(1).all()
         winners = state.record.winners[ended]
-        assert (state.win_rewards[ended][winners] > 0).all() and (state.win_rewards[ended][~winners] <= 0).all()
+        win = all_rewards(state, "win")[ended]
+        assert (win[winners] > 0).all() and (win[~winners] <= 0).all()
         assert all(summary["game_over"] for summary in round_summaries(state, ended))
         assert not np.array_equal(state.key[ended], keys[ended]) or len(ended) == 0
         keys = state.key.copy()

@@ -17,7 +17,7 @@ decisions) and ``tests/test_batch_agents.py`` (beliefs and baselines).
         obs = batch.observe(state)                          # (4096, 736) for each game's acting seat
         mask = batch.legal_action_mask(state)               # (4096, 40) int8
         batch.step(state, decide(state, lineup), autoreset=True)
-        points = batch.rewards(state)                       # (4096, 5) points won in that step
+        points = state.rewards                              # (4096, 5) points won in that step
 
 ## API
 
@@ -29,7 +29,7 @@ decisions) and ``tests/test_batch_agents.py`` (beliefs and baselines).
 | ``legal_action_mask(state)`` | (B, 40) int8 legal actions of each pending decision (zeros once over) | ``engine.legal_mask`` |
 | ``observe(state, seats=None, layout=OBSERVATION, out=None)`` | (B, 736) float32 observation of ``seats[b]`` (default the acting seat); ``OBSERVATION_WITH_BELIEFS`` gives 850; ``out`` is an array to reuse | ``observation.encode_observation`` |
 | ``encode_state(state, out=None)`` | (B, 895) float32 full state for centralised critics | ``observation.encode_state`` |
-| ``rewards(state, scheme)`` | (B, 5) float64 rewards of the last step by seat: ``"points"`` or ``"win"`` | the environment's ``reward=`` |
+| ``state.rewards`` | (B, 5) float64 points won in the last step by seat (reward schemes: ``ckc_env.table.rewards``) | ``engine.pop_rewards`` |
 | ``reset(state, games)`` | starts the next game in those slots | ``engine.init`` |
 | ``summary.round_summaries(state, games)`` | the scalar summary dicts of the rounds that ended in the last step | ``GameState.summaries`` |
 | ``beliefs.seat_beliefs(state, games, seats)`` | exact posterior of (game, seat) pairs | ``beliefs.beliefs`` |
@@ -45,7 +45,7 @@ the scalar one (``ckc_env.engine.actions``).
 
 ``step(..., autoreset=True)`` replaces every game that ends in the step by the next game of its
 slot within the same call (Gymnasium's ``AutoresetMode.SAME_STEP``): the returned state shows the
-new game's first decision, while ``state.terminated``, ``state.rewards``, ``state.win_rewards`` and
+new game's first decision, while ``state.terminated``, ``state.rewards``, ``state.winners`` and
 ``state.record`` (the final round's summary, totals, gold and winners) still describe the game that
 ended. The final observation of a finished game is not kept: a caller that wants it steps with
 ``autoreset=False``, observes, then calls ``reset(state, state.terminated)`` (Gymnasium's
@@ -72,49 +72,23 @@ can anyone replaying games of their own, including deals fixed by the scalar res
 ## State arrays
 
 ``BatchState`` (``batch.state``) mirrors ``engine.state.GameState`` field by field; B is the batch
-size, seats beyond a game's player count hold -1 or 0.
+size, seats beyond a game's player count hold -1 or 0. The rules are in modules named as the scalar
+engine's: ``round_setup`` (RULES.md 3), ``suspicion`` (4), ``scoring`` (5-8) and ``game`` (the
+state machine); ``chance`` (where chance outcomes come from), ``observation``, ``beliefs``,
+``agents``, ``summary`` and ``replay`` complete it.
 
-| field | shape, dtype | meaning (``GameState`` field) |
-|---|---|---|
-| ``n`` | (B,) int8 | players of each game |
-| ``round_index``, ``phase``, ``game_over`` | (B,) | progress, phases as ``engine.state`` |
-| ``first_player``, ``next_first_player`` | (B,) int8 | this round's and the next round's first player |
-| ``tiles``, ``clues`` | (B, 5) int8 | each seat's tile feature and clue (-1: face still to choose) |
-| ``bag``, ``public_count`` | (B, 2) int8, (B,) | bag clues in reveal order; ``public_clues`` = ``bag[:public_count]`` |
-| ``stasi_exposed``, ``stasi_taker`` | (B,) int8 | the seat whose clue lies face-up; who took the Stasi chip this round |
-| ``deck``, ``deck_len``, ``deck_pos`` | (B, 34) int8, (B,), (B,) | the round's deck (top first, 32 = investigator card), its length, cards drawn |
-| ``drawer``, ``last_card``, ``last_drawer`` | (B,) int8 | whose turn it is to draw; the last card and who drew it |
-| ``rows``, ``discards`` | (B, 5) uint32 | cats in each seat's row and discard pile (bit c = cat c) |
-| ``row_cats``, ``accused_cats`` | (B,) uint32 | every cat in a row; every cat accused this round |
-| ``card_drawer`` | (B, 34) int8 | who drew each card (with ``deck``: ``card_order``) |
-| ``accusation_seat``, ``accusation_cat``, ``accusation_count`` | (B, 4) int8, (B,) | ``accusations`` in the order made |
-| ``accused_by``, ``accused_at`` | (B, 5) int8 | each seat's accused cat (-1) and the cards drawn when it accused |
-| ``round_over`` | (B,) bool | all players but one have accused |
-| ``pending_kind``, ``pending_seat``, ``pending_chip`` | (B,) int8 | the decision asked (-1: none), of whom, about which Adler chip |
-| ``queue``, ``queue_len``, ``queue_pos`` | (B, 5) int8, (B,), (B,) | seats to ask in this phase, in order |
-| ``window_order``, ``window_passed``, ``window_owed`` | (B, 5) int8, (B,) uint8 | the open window's order; seats (bits) that passed / are owed a decision (``reopen_windows``) |
-| ``adler_offered`` | (B,) uint32 | bit 4 * seat + i: Adler chip ``rules.adler_ids[i]`` offered to seat this scoring phase |
-| ``supply``, ``supply_len`` | (B, 3, k) int8, (B, 3) | chip ids per colour face-down (k: the most chips of a colour); the last of ``supply_len`` is taken next |
-| ``holdings`` | (B, 5) uint64 | each seat's chips (bit = chip id, ids as ``engine.chips.build_pool``) |
-| ``chip_table`` | (B, 5, 6) int8 | chips by colour, then face-up Cafe Adler chips by colour |
-| ``value_counts``, ``points`` | (B, 5, 8) int8, (B, 5) int16 | chips by value -2..5; total points (a held Stasi chip counts -2) |
-| ``face_up`` | (B,) uint64 | Cafe Adler chips received in a swap |
-| ``adler_stamp``, ``adler_clock`` | (B, 4), (B,) int16 | when each Adler chip was received: the order ``holdings`` lists them in |
-| ``round_chief`` | (B,) int8 | the chief spy of the round being scored |
-| ``served_seat``, ``served_cat``, ``served_colour``, ``served_chip``, ``served_count`` | (B, 5) int8, (B,) | ``served``: the hand-out in order |
-| ``swap_seat``, ``swap_other``, ``swap_colour``, ``swap_count`` | (B, 4) int8, (B,) | ``swaps``: this scoring phase's Cafe Adler swaps |
-| ``rewards``, ``win_rewards`` | (B, 5) float64 | points won in the last step (``pop_rewards``); the "win" reward of a game that ended in it |
-| ``terminated``, ``round_ended`` | (B,) bool | a game / a round ended in the last step |
-| ``end_reasons``, ``winners`` | (B,) uint8, (B, 5) bool | bits of ``points``, ``colour_used_up``, ``last_round``; the winners, once over |
-| ``record`` | ``RoundRecord`` | the last finished round of each game (``summary.round_summaries``) |
-| ``key``, ``counter`` | (B,) uint64 | each game's random stream (``RandomChance``) |
-| ``first_player_option`` | (B,) int8 | a fixed first player of round 1 (``config.first_player``), -1 for a random one |
-| ``rules``, ``chance`` | | the rule options and chip pool shared by the batch (``BatchRules``); the chance source |
+{STATE_TABLE}
+
+"Cleared" says when a field is reset to its empty value: when a game is dealt or a round starts
+(``state.clear``); the empty state, these resets and this table are all read from the fields'
+declarations in ``batch/state.py``.
 """
 
-from .game import apply, init, legal_action_mask, reset, rewards, step
+from .game import apply, init, legal_action_mask, reset, step
 from .observation import encode_state, observe
-from .state import BatchRules, BatchState
+from .state import BatchRules, BatchState, fields_table
+
+__doc__ = __doc__.replace("{STATE_TABLE}", fields_table())
 
 __all__ = [
     "BatchRules",
@@ -125,6 +99,5 @@ __all__ = [
     "legal_action_mask",
     "observe",
     "reset",
-    "rewards",
     "step",
 ]

@@ -45,8 +45,10 @@ from ..engine.actions import (
 )
 from ..engine.cards import N_CATS
 from .beliefs import seat_beliefs
-from .game import chief_of, legal_action_mask, matches, targets
+from .game import legal_action_mask
+from .scoring import chief_of, matches
 from .state import SEAT_RANGE, BatchRules, BatchState
+from .suspicion import targets
 
 _BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
 

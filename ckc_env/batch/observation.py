@@ -21,8 +21,9 @@ from ..engine.state import SCORING
 from ..layout import Layout
 from ..observation import MAX_ACCUSATIONS, MAX_DECK, OBSERVATION, STATE, TENTHS
 from .beliefs import seat_beliefs
-from .game import chief_of, targets
+from .scoring import chief_of
 from .state import CAT_BITS, N_VALUES, SEAT_RANGE, SEATS, BatchState
+from .suspicion import targets
 
 _TENTHS = np.array(TENTHS, dtype=np.float32)
 """``_TENTHS[k]``: a count k scaled by 1/10 exactly as the scalar encoder writes it."""

@@ -11,10 +11,10 @@ chip ids (a pool has at most 60 chips). Seats are absolute (0..4; seats a game d
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from itertools import permutations
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -131,98 +131,140 @@ def rules_for(configs: Sequence[GameConfig]) -> BatchRules:
     return batch_rules(first)
 
 
+def array(
+    shape: tuple[int | str, ...],
+    dtype: Any,
+    empty: Any,
+    doc: str,
+    new_game: Any = None,
+    new_round: Any = None,
+) -> Any:
+    """A field of :class:`BatchState`: its shape after the batch axis (``"k"``: the chip pool's
+    ``supply_size``), dtype, value in the empty state, meaning, and the value it is cleared to when
+    a game is dealt (``new_game``) or a round starts (``new_round``). The empty state, the resets
+    and the table of fields in the package docstring are derived from these declarations."""
+    return field(
+        metadata={
+            "shape": shape,
+            "dtype": np.dtype(dtype),
+            "empty": empty,
+            "doc": doc,
+            "new_game": new_game,
+            "new_round": new_round,
+        }
+    )
+
+
+I8, U8, I16, U32, U64, F64 = np.int8, np.uint8, np.int16, np.uint32, np.uint64, np.float64
+S, D, A = (SEATS,), (MAX_DECK,), (MAX_ACCUSATIONS,)
+
+
 @dataclass(slots=True, eq=False)
 class BatchState:
-    """B games of Checkpoint Charlie; see the package docstring for the table of fields."""
+    """B games of Checkpoint Charlie: every field below is an array with a leading batch axis,
+    mirroring the :class:`~ckc_env.engine.state.GameState` field of the same name."""
 
-    rules: BatchRules
-    chance: Any  # where chance outcomes come from: ``chance.RandomChance`` or ``chance.ReplayChance``
-    first_player_option: np.ndarray  # (B,) a fixed first player of round 1, or -1 for a random one
+    rules: BatchRules = field(metadata={"doc": "the rule options and chip pool shared by the batch"})
+    chance: Any = field(metadata={"doc": "where chance outcomes come from (``batch.chance``)"})
+    first_player_option: np.ndarray = array(
+        (), I8, -1, "a fixed first player of round 1 (``config.first_player``), -1 for a random one"
+    )
 
-    # --- the batched random stream (``chance.RandomChance``)
-    key: np.ndarray  # (B,) uint64 the game's key
-    counter: np.ndarray  # (B,) uint64 draws taken from it
+    # --- the random stream of each game (``chance.RandomChance``)
+    key: np.ndarray = array((), U64, 0, "the game's key: its random stream")
+    counter: np.ndarray = array((), U64, 0, "draws taken from the stream", new_game=0)
 
     # --- the game's set-up and progress
-    n: np.ndarray  # (B,) players
-    round_index: np.ndarray
-    phase: np.ndarray
-    game_over: np.ndarray
-    first_player: np.ndarray
-    next_first_player: np.ndarray
+    n: np.ndarray = array((), I8, 0, "players of the game")
+    round_index: np.ndarray = array((), I8, 0, "the round (0-based)", new_game=0)
+    phase: np.ndarray = array((), I8, GAME_OVER, "the phase, as ``engine.state``")
+    game_over: np.ndarray = array((), bool, True, "the game has ended", new_game=False)
+    first_player: np.ndarray = array((), I8, 0, "this round's first player")
+    next_first_player: np.ndarray = array((), I8, 0, "the next round's first player (3.3)")
 
     # --- clues
-    tiles: np.ndarray  # (B, 5) feature of each seat's tile
-    clues: np.ndarray  # (B, 5) each seat's clue (-1 while its face is to be chosen)
-    bag: np.ndarray  # (B, 2) clues of the bag tiles in reveal order (-1 beyond 5 - n)
-    public_count: np.ndarray  # (B,) bag clues revealed so far: ``public_clues`` is ``bag[:public_count]``
-    stasi_exposed: np.ndarray
+    tiles: np.ndarray = array(S, I8, -1, "each seat's tile feature")
+    clues: np.ndarray = array(S, I8, -1, "each seat's clue (-1 while its face is to be chosen)")
+    bag: np.ndarray = array((MAX_BAG,), I8, -1, "clues of the bag tiles in reveal order (-1 beyond 5 - n)")
+    public_count: np.ndarray = array(
+        (), I8, 0, "bag clues revealed: ``public_clues`` is ``bag[:public_count]``", new_round=0
+    )
+    stasi_exposed: np.ndarray = array((), I8, -1, "the seat whose clue lies face-up (7)")
 
     # --- cards
-    deck: np.ndarray  # (B, 34) top first (-1 beyond 37 - n cards)
-    deck_len: np.ndarray
-    deck_pos: np.ndarray
-    drawer: np.ndarray
-    last_card: np.ndarray
-    last_drawer: np.ndarray
-    rows: np.ndarray  # (B, 5) uint32
-    discards: np.ndarray  # (B, 5) uint32
-    row_cats: np.ndarray  # (B,) uint32
-    card_drawer: np.ndarray  # (B, 34) who drew each card of the deck: ``card_order`` with ``deck``
+    deck: np.ndarray = array(D, I8, -1, "the round's deck, top first (32: an investigator card; -1 beyond 37 - n)")
+    deck_len: np.ndarray = array((), I8, 0, "cards in the deck")
+    deck_pos: np.ndarray = array((), I8, 0, "cards drawn", new_round=0)
+    drawer: np.ndarray = array((), I8, 0, "whose turn it is to draw")
+    last_card: np.ndarray = array((), I8, -1, "the last card drawn", new_round=-1)
+    last_drawer: np.ndarray = array((), I8, -1, "who drew it", new_round=-1)
+    rows: np.ndarray = array(S, U32, 0, "cats in each seat's row (bit c: cat c)", new_round=0)
+    discards: np.ndarray = array(S, U32, 0, "cats in each seat's discard pile", new_round=0)
+    row_cats: np.ndarray = array((), U32, 0, "every cat in a row", new_round=0)
+    card_drawer: np.ndarray = array(D, I8, -1, "who drew each card (with ``deck``: ``card_order``)", new_round=-1)
 
     # --- accusations
-    accusation_seat: np.ndarray  # (B, 4) ``accusations`` in the order made: the seats
-    accusation_cat: np.ndarray  # (B, 4) and the cats
-    accusation_count: np.ndarray
-    accused_by: np.ndarray  # (B, 5)
-    accused_at: np.ndarray  # (B, 5)
-    accused_cats: np.ndarray  # (B,) uint32
-    round_over: np.ndarray
+    accusation_seat: np.ndarray = array(A, I8, -1, "``accusations`` in the order made: the seats", new_round=-1)
+    accusation_cat: np.ndarray = array(A, I8, -1, "and the cats", new_round=-1)
+    accusation_count: np.ndarray = array((), I8, 0, "accusations made this round", new_round=0)
+    accused_by: np.ndarray = array(S, I8, -1, "each seat's accused cat (-1: none yet)", new_round=-1)
+    accused_at: np.ndarray = array(S, I8, 0, "cards drawn when each seat accused", new_round=0)
+    accused_cats: np.ndarray = array((), U32, 0, "every cat accused this round", new_round=0)
+    round_over: np.ndarray = array((), bool, False, "all players but one have accused", new_round=False)
 
     # --- the pending decision
-    pending_kind: np.ndarray
-    pending_seat: np.ndarray
-    pending_chip: np.ndarray
-    queue: np.ndarray  # (B, 5) seats to ask in this phase, in order (-1 padded)
-    queue_len: np.ndarray
-    queue_pos: np.ndarray
-    window_order: np.ndarray  # (B, 5)
-    window_passed: np.ndarray  # (B,) bit s: seat s passed in the open window since the last accusation
-    window_owed: np.ndarray
-    adler_offered: np.ndarray  # (B,) bit 4 * seat + i: Adler chip ``rules.adler_ids[i]`` offered to seat
+    pending_kind: np.ndarray = array((), I8, -1, "the decision asked (``DECISION_KINDS``; -1: none)", new_round=-1)
+    pending_seat: np.ndarray = array((), I8, -1, "of whom", new_round=-1)
+    pending_chip: np.ndarray = array((), I8, -1, "about which Cafe Adler chip", new_round=-1)
+    queue: np.ndarray = array(S, I8, -1, "seats to ask in this phase, in order (-1 padded)")
+    queue_len: np.ndarray = array((), I8, 0, "seats in the queue")
+    queue_pos: np.ndarray = array((), I8, 0, "the next seat to ask", new_round=0)
+    window_order: np.ndarray = array(S, I8, -1, "the open window's order")
+    window_passed: np.ndarray = array((), U8, 0, "bit s: seat s passed in the open window since the last accusation")
+    window_owed: np.ndarray = array((), U8, 0, "bit s: seat s is owed a decision (``reopen_windows``)")
+    adler_offered: np.ndarray = array(
+        (), U32, 0, "bit 4 * seat + i: Adler chip ``rules.adler_ids[i]`` offered to seat this scoring", new_round=0
+    )
 
     # --- chips
-    supply: np.ndarray  # (B, 3, supply_size) chip ids per colour; the last of the first supply_len is taken next
-    supply_len: np.ndarray  # (B, 3)
-    holdings: np.ndarray  # (B, 5) uint64 each seat's chips (bit = chip id)
-    chip_table: np.ndarray  # (B, 5, 6) by colour, then face-up Cafe Adler chips by colour
-    value_counts: np.ndarray  # (B, 5, 8) each seat's chips by points -2..5
-    points: np.ndarray  # (B, 5) each seat's total (``scoring.total``)
-    face_up: np.ndarray  # (B,) uint64 Cafe Adler chips received in a swap
-    adler_stamp: np.ndarray  # (B, 4) when each Adler chip was last received: a seat's Adler
-    adler_clock: np.ndarray  # chips are offered in the order it received them (its holdings' order)
-    stasi_taker: np.ndarray
+    supply: np.ndarray = array(
+        (3, "k"), I8, -1, "chip ids per colour face-down; the last of ``supply_len`` is taken next"
+    )
+    supply_len: np.ndarray = array((3,), I8, 0, "chips left of each colour")
+    holdings: np.ndarray = array(
+        S, U64, 0, "each seat's chips (bit: chip id, as ``engine.chips.build_pool``)", new_game=0
+    )
+    chip_table: np.ndarray = array(
+        (SEATS, 6), I8, 0, "chips by colour, then face-up Cafe Adler chips by colour", new_game=0
+    )
+    value_counts: np.ndarray = array((SEATS, N_VALUES), I8, 0, "each seat's chips by points -2..5", new_game=0)
+    points: np.ndarray = array(S, I16, 0, "each seat's total (a held Stasi chip counts -2)", new_game=0)
+    face_up: np.ndarray = array((), U64, 0, "Cafe Adler chips received in a swap", new_game=0)
+    adler_stamp: np.ndarray = array(
+        (4,), I16, 0, "when each Adler chip was received: the order a seat holds them in", new_game=0
+    )
+    adler_clock: np.ndarray = array((), I16, 0, "the stamp's clock", new_game=0)
+    stasi_taker: np.ndarray = array((), I8, -1, "who took the Stasi chip this round", new_game=-1)
 
     # --- this round's scoring
-    round_chief: np.ndarray
-    served_seat: np.ndarray  # (B, 5) ``served``: seat, accused cat (-1), colour, chip (-1)
-    served_cat: np.ndarray
-    served_colour: np.ndarray
-    served_chip: np.ndarray
-    served_count: np.ndarray
-    swap_seat: np.ndarray  # (B, 4) ``swaps``: seat, other, colour
-    swap_other: np.ndarray
-    swap_colour: np.ndarray
-    swap_count: np.ndarray
+    round_chief: np.ndarray = array((), I8, -1, "the chief spy of the round being scored", new_round=-1)
+    served_seat: np.ndarray = array(S, I8, -1, "``served``, the hand-out in order: the seats")
+    served_cat: np.ndarray = array(S, I8, -1, "their accused cats (-1: a non-accuser)")
+    served_colour: np.ndarray = array(S, I8, -1, "the colours due")
+    served_chip: np.ndarray = array(S, I8, -1, "the chips taken (-1: none left)")
+    served_count: np.ndarray = array((), I8, 0, "seats served", new_round=0)
+    swap_seat: np.ndarray = array((MAX_SWAPS,), I8, -1, "``swaps``, this scoring phase's Cafe Adler swaps: the swapper")
+    swap_other: np.ndarray = array((MAX_SWAPS,), I8, -1, "the other seat")
+    swap_colour: np.ndarray = array((MAX_SWAPS,), I8, -1, "the chips' colour")
+    swap_count: np.ndarray = array((), I8, 0, "swaps made", new_round=0)
 
-    # --- what the last step reports
-    rewards: np.ndarray  # (B, 5) float64 points won in the last step (the scalar ``pop_rewards``)
-    win_rewards: np.ndarray  # (B, 5) float64 the "win" reward of a game that ended in the last step
-    terminated: np.ndarray  # (B,) the game ended in the last step
-    round_ended: np.ndarray  # (B,) a round ended in the last step: ``record`` holds it
-    end_reasons: np.ndarray  # (B,) bits of ``REASONS`` once the game is over
-    winners: np.ndarray  # (B, 5) bool once the game is over
-    record: RoundRecord
+    # --- what the last call reports
+    rewards: np.ndarray = array(S, F64, 0.0, "points won in the last call (the scalar ``pop_rewards``)")
+    terminated: np.ndarray = array((), bool, False, "the game ended in the last call")
+    round_ended: np.ndarray = array((), bool, False, "a round ended in the last call: ``record`` holds it")
+    end_reasons: np.ndarray = array((), U8, 0, "bits of ``REASONS`` once the game is over", new_game=0)
+    winners: np.ndarray = array(S, bool, False, "the winners, once the game is over", new_game=False)
+    record: RoundRecord = field(metadata={"doc": "the last finished round of each game (``summary.round_summaries``)"})
 
     @property
     def batch_size(self) -> int:
@@ -245,6 +287,36 @@ class BatchState:
             value = getattr(self, f.name)
             values[f.name] = value.copy() if isinstance(value, (np.ndarray, RoundRecord)) else value
         return BatchState(**values)
+
+
+ARRAYS = tuple(f for f in fields(BatchState) if "shape" in f.metadata)
+"""The array fields of :class:`BatchState`, with their declarations."""
+CLEARED = {
+    stage: tuple((f.name, f.metadata[stage]) for f in ARRAYS if f.metadata[stage] is not None)
+    for stage in ("new_game", "new_round")
+}
+"""The fields cleared when a game is dealt and when a round starts, with the value they get."""
+
+
+def clear(state: BatchState, games: np.ndarray, stage: str) -> None:
+    """Clear the fields declared as cleared at ``stage`` (``"new_game"``, ``"new_round"``) in ``games``."""
+    for name, value in CLEARED[stage]:
+        getattr(state, name)[games] = value
+
+
+def fields_table() -> str:
+    """The Markdown table of the state's fields, from their declarations (the package docstring's)."""
+    rows = ["| field | shape, dtype | meaning | cleared |", "|---|---|---|---|"]
+    for f in fields(BatchState):
+        meta = f.metadata
+        if "shape" not in meta:
+            rows.append(f"| ``{f.name}`` | | {meta['doc']} | |")
+            continue
+        shape = ", ".join(["B", *(str(d) for d in meta["shape"])])
+        shape = f"({shape},)" if len(meta["shape"]) == 0 else f"({shape})"
+        when = "game" if meta["new_game"] is not None else "round" if meta["new_round"] is not None else ""
+        rows.append(f"| ``{f.name}`` | {shape} {meta['dtype'].name} | {meta['doc']} | {when} |")
+    return "\n".join(rows)
 
 
 @dataclass(slots=True, eq=False)
@@ -291,6 +363,27 @@ class RoundRecord:
     )  # fmt: skip
     """Fields copied from the state's field of the same name when a round ends."""
 
+    OWN: ClassVar[dict[str, tuple[tuple[int, ...], Any]]] = {
+        "chip_colours": ((SEATS, 3), np.int8),
+        "totals": ((SEATS,), np.int16),
+        "gold": ((SEATS,), np.int8),
+    }
+    """The record's own fields (the others are declared by the state field of the same name)."""
+
+    @classmethod
+    def empty(cls, rules: BatchRules, size: int, n: np.ndarray) -> RoundRecord:
+        """The record of ``size`` games before any round ended, shaped as the state's declarations say."""
+        declared = {f.name: f.metadata for f in ARRAYS}
+        values = {}
+        for name in cls.SAME_NAME:
+            meta = declared[name]
+            shape = (size, *(rules.supply_size if d == "k" else d for d in meta["shape"]))
+            values[name] = np.full(shape, meta["empty"], dtype=meta["dtype"])
+        for name, (shape, dtype) in cls.OWN.items():
+            values[name] = np.zeros((size, *shape), dtype=dtype)
+        values["n"][:] = n
+        return cls(**values)
+
     def copy(self) -> RoundRecord:
         return RoundRecord(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
 
@@ -304,117 +397,16 @@ class RoundRecord:
 
 
 def empty_state(rules: BatchRules, n: np.ndarray, chance: Any, first_player_option: np.ndarray) -> BatchState:
-    """Arrays for len(n) games, all over (``game.start_games`` deals them)."""
+    """Arrays for len(n) games, all over (``game.start_games`` deals them), from the declarations."""
     size = len(n)
-
-    def full(shape: tuple[int, ...] | int, value: int, dtype: Any = np.int8) -> np.ndarray:
-        return np.full(shape, value, dtype=dtype)
-
-    k = rules.supply_size
-    record = RoundRecord(
-        round_index=full(size, 0),
-        clues=full((size, SEATS), -1),
-        bag=full((size, MAX_BAG), -1),
-        public_count=full(size, 0),
-        stasi_exposed=full(size, -1),
-        round_chief=full(size, -1),
-        deck=full((size, MAX_DECK), -1),
-        deck_len=full(size, 0),
-        deck_pos=full(size, 0),
-        card_drawer=full((size, MAX_DECK), -1),
-        accused_at=full((size, SEATS), 0),
-        served_seat=full((size, SEATS), -1),
-        served_cat=full((size, SEATS), -1),
-        served_colour=full((size, SEATS), -1),
-        served_chip=full((size, SEATS), -1),
-        served_count=full(size, 0),
-        stasi_taker=full(size, -1),
-        swap_seat=full((size, MAX_SWAPS), -1),
-        swap_other=full((size, MAX_SWAPS), -1),
-        swap_colour=full((size, MAX_SWAPS), -1),
-        swap_count=full(size, 0),
-        chip_colours=full((size, SEATS, 3), 0),
-        supply_len=full((size, 3), 0),
-        next_first_player=full(size, 0),
-        game_over=full(size, False, bool),
-        end_reasons=full(size, 0, np.uint8),
-        totals=full((size, SEATS), 0, np.int16),
-        gold=full((size, SEATS), 0),
-        winners=full((size, SEATS), False, bool),
-        n=np.array(n, dtype=np.int8),
-    )
-    return BatchState(
-        rules=rules,
-        chance=chance,
-        first_player_option=np.asarray(first_player_option, dtype=np.int8),
-        key=np.zeros(size, dtype=np.uint64),
-        counter=np.zeros(size, dtype=np.uint64),
-        n=np.array(n, dtype=np.int8),
-        round_index=full(size, 0),
-        phase=full(size, GAME_OVER),
-        game_over=full(size, True, bool),
-        first_player=full(size, 0),
-        next_first_player=full(size, 0),
-        tiles=full((size, SEATS), -1),
-        clues=full((size, SEATS), -1),
-        bag=full((size, MAX_BAG), -1),
-        public_count=full(size, 0),
-        stasi_exposed=full(size, -1),
-        deck=full((size, MAX_DECK), -1),
-        deck_len=full(size, 0),
-        deck_pos=full(size, 0),
-        drawer=full(size, 0),
-        last_card=full(size, -1),
-        last_drawer=full(size, -1),
-        rows=full((size, SEATS), 0, np.uint32),
-        discards=full((size, SEATS), 0, np.uint32),
-        row_cats=full(size, 0, np.uint32),
-        card_drawer=full((size, MAX_DECK), -1),
-        accusation_seat=full((size, MAX_ACCUSATIONS), -1),
-        accusation_cat=full((size, MAX_ACCUSATIONS), -1),
-        accusation_count=full(size, 0),
-        accused_by=full((size, SEATS), -1),
-        accused_at=full((size, SEATS), 0),
-        accused_cats=full(size, 0, np.uint32),
-        round_over=full(size, False, bool),
-        pending_kind=full(size, -1),
-        pending_seat=full(size, -1),
-        pending_chip=full(size, -1),
-        queue=full((size, SEATS), -1),
-        queue_len=full(size, 0),
-        queue_pos=full(size, 0),
-        window_order=full((size, SEATS), -1),
-        window_passed=full(size, 0, np.uint8),
-        window_owed=full(size, 0, np.uint8),
-        adler_offered=full(size, 0, np.uint32),
-        supply=full((size, 3, k), -1),
-        supply_len=full((size, 3), 0),
-        holdings=full((size, SEATS), 0, np.uint64),
-        chip_table=full((size, SEATS, 6), 0),
-        value_counts=full((size, SEATS, N_VALUES), 0),
-        points=full((size, SEATS), 0, np.int16),
-        face_up=full(size, 0, np.uint64),
-        adler_stamp=full((size, 4), 0, np.int16),
-        adler_clock=full(size, 0, np.int16),
-        stasi_taker=full(size, -1),
-        round_chief=full(size, -1),
-        served_seat=full((size, SEATS), -1),
-        served_cat=full((size, SEATS), -1),
-        served_colour=full((size, SEATS), -1),
-        served_chip=full((size, SEATS), -1),
-        served_count=full(size, 0),
-        swap_seat=full((size, MAX_SWAPS), -1),
-        swap_other=full((size, MAX_SWAPS), -1),
-        swap_colour=full((size, MAX_SWAPS), -1),
-        swap_count=full(size, 0),
-        rewards=np.zeros((size, SEATS)),
-        win_rewards=np.zeros((size, SEATS)),
-        terminated=full(size, False, bool),
-        round_ended=full(size, False, bool),
-        end_reasons=full(size, 0, np.uint8),
-        winners=full((size, SEATS), False, bool),
-        record=record,
-    )
+    values: dict[str, Any] = {}
+    for f in ARRAYS:
+        meta = f.metadata
+        shape = (size, *(rules.supply_size if d == "k" else d for d in meta["shape"]))
+        values[f.name] = np.full(shape, meta["empty"], dtype=meta["dtype"])
+    values["n"][:] = n
+    values["first_player_option"][:] = first_player_option
+    return BatchState(rules=rules, chance=chance, record=RoundRecord.empty(rules, size, n), **values)
 
 
 def subset(state: BatchState, games: np.ndarray) -> BatchState:
@@ -428,3 +420,16 @@ def subset(state: BatchState, games: np.ndarray) -> BatchState:
             value = value[games]
         values[f.name] = value
     return BatchState(**values)
+
+
+def ask(state: BatchState, games: np.ndarray, kind: int, seats: np.ndarray) -> None:
+    """Ask ``seats`` (one per game) a decision of ``kind`` (``engine.game._ask``)."""
+    state.pending_kind[games] = kind
+    state.pending_seat[games] = seats
+
+
+def compact(seats: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The kept entries of each row, in order, padded with -1; and their counts."""
+    order = np.argsort(~keep, axis=1, kind="stable")
+    out = np.where(np.take_along_axis(keep, order, 1), np.take_along_axis(seats, order, 1), -1)
+    return out.astype(np.int8), keep.sum(1)

@@ -16,20 +16,26 @@ from . import rewards
 _SEAT_RANGE = np.arange(SEATS)
 
 
-def seat_rewards(state: BatchState, seats: np.ndarray, scheme: str) -> np.ndarray:
-    """(B,) the reward of seat ``seats[b]`` of each game from the engine's last call, under the
-    scheme (the same formulas as the scalar table's, on arrays)."""
-    games = np.arange(state.batch_size)
-    gained = state.rewards[games, seats]
+def all_rewards(state: BatchState, scheme: str) -> np.ndarray:
+    """(B, 5) every seat's reward from the engine's last call under the scheme (the same formulas
+    as the scalar table's, on arrays; 0 at seats a game does not have). A game that ended in the
+    call is read from ``state.record``, which holds it also after an automatic reset."""
+    gained = state.rewards
     if scheme == "points":
         return gained.copy()
-    n = state.n.astype(np.int64)
     if scheme == "margin":
-        return rewards.margin(gained, state.rewards.sum(1), n)
-    over = state.terminated
-    winners = state.winners & (_SEAT_RANGE[None, :] < n[:, None])
-    won = winners[games, seats]
-    return np.where(over, rewards.win(won, winners.sum(1), n), 0.0)
+        n = state.n.astype(np.int64)[:, None]
+        return np.where(n > _SEAT_RANGE, rewards.margin(gained, gained.sum(1, keepdims=True), n), 0.0)
+    n = state.record.n.astype(np.int64)[:, None]
+    present = n > _SEAT_RANGE
+    winners = state.record.winners & present
+    won = rewards.win(winners, winners.sum(1, keepdims=True), n)
+    return np.where(state.terminated[:, None] & present, won, 0.0)
+
+
+def seat_rewards(state: BatchState, seats: np.ndarray, scheme: str) -> np.ndarray:
+    """(B,) the reward of seat ``seats[b]`` of each game from the engine's last call, under the scheme."""
+    return all_rewards(state, scheme)[np.arange(state.batch_size), seats]
 
 
 def play(
