@@ -1,4 +1,4 @@
-"""Simulation speed of checkpoint_charlie_v1 against PettingZoo's classic games, in the same run.
+"""Simulation speed of checkpoint_charlie_v2 against PettingZoo's classic games, in the same run.
 
 Every environment is driven by the same loop (``env()`` as users build it, ``agent_iter``,
 ``last``, a uniformly random legal action from the action mask, ``step``), for a fixed number of
@@ -59,7 +59,7 @@ def references() -> dict[str, Callable[[], Any]]:
 def ours() -> dict[str, Callable[[], Any]]:
     import ckc_env
 
-    return {f"checkpoint_charlie_v1 ({n}p)": (lambda n=n: ckc_env.env(num_players=n)) for n in (3, 4, 5)}
+    return {f"checkpoint_charlie_v2 ({n}p)": (lambda n=n: ckc_env.env(num_players=n)) for n in (3, 4, 5)}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

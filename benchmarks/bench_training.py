@@ -120,7 +120,7 @@ UPDATE_SHARE: dict[str, list[float]] = {}
 def env_rate(config, steps: int) -> float:
     """Learner steps/s of the environment alone, the learner's actions uniformly random and legal:
     the scalar single-agent view for a config without ``vector``, else the vector environment."""
-    from ckc_env.batch.agents import _uniform_legal
+    from ckc_env.batch.agents import uniform_legal
 
     rng = np.random.default_rng(0)
     if config.vector is None:
@@ -141,7 +141,7 @@ def env_rate(config, steps: int) -> float:
     rounds = max(1, steps // env.num_envs)
     start = time.perf_counter()
     for _ in range(rounds):
-        env.step(_uniform_legal(env.action_masks().astype(np.int8), rng))
+        env.step(uniform_legal(env.action_masks().astype(np.int8), rng))
     elapsed = time.perf_counter() - start
     env.close()
     return rounds * env.num_envs / elapsed

@@ -149,7 +149,7 @@ _PLAYER_BELIEFS = [
 
 _PUBLIC = [*_TABLE, _ACCUSATION_TIME, *_SEATS_AND_CHIPS]
 OBSERVATION = Layout(_PUBLIC + _OWN)
-"""The observation vector of one player (``checkpoint_charlie_v1``)."""
+"""The observation vector of one player (``checkpoint_charlie_v1`` and ``v2``)."""
 OBSERVATION_WITH_BELIEFS = Layout(_PUBLIC + _OWN + _BELIEFS)
 """The observation with ``belief_features=True``: the same pieces, then the exact beliefs."""
 OBSERVATION_WITH_PLAYER_BELIEFS = Layout(_PUBLIC + _OWN + _BELIEFS + _PLAYER_BELIEFS)
@@ -165,20 +165,24 @@ OBSERVATION_V0 = Layout(_PUBLIC_V0 + _OWN)
 OBSERVATION_V0_WITH_BELIEFS = Layout(_PUBLIC_V0 + _OWN + _BELIEFS)
 """``checkpoint_charlie_v0``'s observation with beliefs (845 numbers)."""
 
+_V1 = {False: OBSERVATION, True: OBSERVATION_WITH_BELIEFS, "players": OBSERVATION_WITH_PLAYER_BELIEFS}
 LAYOUTS: dict[str, dict[bool | str, Layout]] = {
     "v0": {False: OBSERVATION_V0, True: OBSERVATION_V0_WITH_BELIEFS},
-    "v1": {False: OBSERVATION, True: OBSERVATION_WITH_BELIEFS, "players": OBSERVATION_WITH_PLAYER_BELIEFS},
+    "v1": _V1,
+    "v2": _V1,  # v2 deals other games for a seed (one chance model for both engines); the same observations
 }
-"""Every observation layout by environment version and ``belief_features``."""
+"""Every observation layout by environment version and ``belief_features`` (an agent card names the
+version it was trained under; a policy is given observations in that version's layout)."""
 BELIEF_FEATURES = (False, True, "players")
 """The accepted values of the ``belief_features`` option."""
-ENV_VERSION = "v1"
+ENV_VERSION = "v2"
 
 
 def layout_by_size(size: int) -> tuple[str, bool | str, Layout] | None:
-    """(version, belief_features, layout) of the observation layout with ``size`` numbers, if any."""
-    for version, layouts in LAYOUTS.items():
-        for beliefs, layout in layouts.items():
+    """(version, belief_features, layout) of the observation layout with ``size`` numbers, if any
+    (the newest version that has it)."""
+    for version in reversed(LAYOUTS):
+        for beliefs, layout in LAYOUTS[version].items():
             if layout.size == size:
                 return version, beliefs, layout
     return None

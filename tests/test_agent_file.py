@@ -252,7 +252,7 @@ TAMPERED = {
     ),
     "unknown environment version": (
         lambda p: edit_card(p, _set("environment.version", "v9")),
-        r"environment.version='v9' is not one of \['v0', 'v1'\]",
+        r"environment.version='v9' is not one of \['v0', 'v1', 'v2'\]",
         True,
     ),
     "layout of another version": (

@@ -82,7 +82,7 @@ def every_entry_point(spec: str, tmp_path: Path) -> dict:
         "run_tournament scalar": lambda: run_tournament([spec, "random", "random"], 3, workers=1, engine="scalar"),
         "run_tournament batched": lambda: run_tournament([spec, "random", "random"], 3, engine="batched"),
         "single-agent opponents": lambda: CheckpointCharlieSingleAgent(opponents=[spec, "random"], num_players=3),
-        "gymnasium.make": lambda: gymnasium.make("CheckpointCharlie-v0", opponents=spec, num_players=3),
+        "gymnasium.make": lambda: gymnasium.make("CheckpointCharlie-v1", opponents=spec, num_players=3),
         "vector env opponents": lambda: CheckpointCharlieVectorEnv(4, opponents=spec, num_players=3),
     }
 

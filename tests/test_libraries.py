@@ -24,7 +24,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 SB3_SCRIPT = """
 import numpy as np
-import ckc_env  # registers CheckpointCharlie-v0; SubprocVecEnv's workers import this script too
+import ckc_env  # registers CheckpointCharlie-v1; SubprocVecEnv's workers import this script too
 from stable_baselines3.common import vec_env
 from stable_baselines3.common.env_util import make_vec_env
 
@@ -47,9 +47,9 @@ if __name__ == "__main__":
 @pytest.mark.parametrize(
     ("env_id", "vec_env"),
     [
-        ("CheckpointCharlie-v0", "DummyVecEnv"),
-        ("CheckpointCharlie-v0", "SubprocVecEnv"),
-        ("ckc_env:CheckpointCharlie-v0", "SubprocVecEnv"),
+        ("CheckpointCharlie-v1", "DummyVecEnv"),
+        ("CheckpointCharlie-v1", "SubprocVecEnv"),
+        ("ckc_env:CheckpointCharlie-v1", "SubprocVecEnv"),
     ],
 )
 def test_sb3_make_vec_env_with_the_registered_id(tmp_path, env_id, vec_env):

@@ -29,7 +29,7 @@ from pettingzoo.utils import BaseWrapper
 from pettingzoo.utils.conversions import aec_to_parallel
 
 import ckc_env
-from ckc_env import checkpoint_charlie_v1
+from ckc_env import checkpoint_charlie_v2
 from ckc_env.engine.game import legal_actions
 
 N_ACTIONS = 40
@@ -121,7 +121,7 @@ def test_api_test_raw_env_and_versioned_module(n):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         api_test(ckc_env.raw_env(num_players=n, stasi=True, cafe_adler=True), num_cycles=1000)
-        api_test(checkpoint_charlie_v1.env(num_players=n), num_cycles=1000)
+        api_test(checkpoint_charlie_v2.env(num_players=n), num_cycles=1000)
     assert _unexpected(caught) == []
 
 
@@ -398,7 +398,7 @@ def _snapshot(env) -> tuple:
         copy.deepcopy(env._cumulative_rewards),
         copy.deepcopy(env.infos),
         copy.deepcopy(env.terminations),
-        env.unwrapped.game.rng.bit_generator.state,
+        (env.unwrapped.game.stream.key, env.unwrapped.game.stream.counter),
     )
 
 

@@ -71,7 +71,19 @@ def test_a_person_plays_a_whole_game_through_the_terminal(tmp_path, rules):
     rules_file = tmp_path / "rules.yaml"
     rules_file.write_text(json.dumps(rules))  # JSON is YAML
     path = tmp_path / "game.json"
-    argv = ["--seat", "1", "--opponents", "bayes_v1", "eager", "random", "--seed", "11", "--rules", str(rules_file)]
+    seed = 12 if rules else 11  # seed 12: a game in which the person gets a Cafe Adler decision
+    argv = [
+        "--seat",
+        "1",
+        "--opponents",
+        "bayes_v1",
+        "eager",
+        "random",
+        "--seed",
+        str(seed),
+        "--rules",
+        str(rules_file),
+    ]
     assert play.main([*argv, "--save-replay", str(path)], console=screen, ask=person) == 0
     text = screen.file.getvalue()
     assert person.questions >= 3
@@ -91,7 +103,7 @@ def test_a_person_plays_a_whole_game_through_the_terminal(tmp_path, rules):
     # The replay file plays back to the same game.
     replay = Replay.load(path)
     assert replay.finished and replay.players == ["bayes_v1", "human", "eager", "random"]
-    assert replay.config == GameConfig.from_dict({**rules, "num_players": 4}) and replay.seed == 11
+    assert replay.config == GameConfig.from_dict({**rules, "num_players": 4}) and replay.seed == seed
     *_, (steps, state) = replay.states()
     assert steps == len(replay.actions) and state.game_over
     assert state.final["totals"] == replay.result["totals"]

@@ -120,8 +120,8 @@ def test_train_leaves_a_run_folder_and_resumes(smoke_run):
 
 def test_the_checkpoint_plays_as_its_exported_agent_file(smoke_run):
     """The RLlib checkpoint (a player spec, loaded by RLlib with trust) and the safe agent file
-    exported from it play the same games (on the scalar engine: the checkpoint has no batched form,
-    while the agent file alone would choose the batched engine, which deals other games)."""
+    exported from it play the same games (on the scalar engine, where the checkpoint plays: it has no
+    batched form)."""
     lineups = [
         [str(smoke_run / "checkpoint"), "random", "random"],
         [str(smoke_run / "final_model.json"), "random", "random"],

@@ -1,4 +1,4 @@
-"""The single-agent view (gymnasium id CheckpointCharlie-v0): checkers, rewards, masks, illegal actions."""
+"""The single-agent view (gymnasium id CheckpointCharlie-v1): checkers, rewards, masks, illegal actions."""
 
 import re
 
@@ -20,7 +20,7 @@ CONFIGS = [
 
 @pytest.mark.parametrize("config", CONFIGS)
 def test_gymnasium_checker(config):
-    check_env(gym.make("CheckpointCharlie-v0", **config).unwrapped, skip_render_check=True)
+    check_env(gym.make("CheckpointCharlie-v1", **config).unwrapped, skip_render_check=True)
 
 
 @pytest.mark.parametrize("config", CONFIGS)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ckc_env.batch.agents import _uniform_legal
+from ckc_env.batch.agents import uniform_legal
 from ckc_env.envs.subproc_vector import SubprocVectorEnv, WorkerError
 from ckc_env.envs.vector import CheckpointCharlieVectorEnv
 from ckc_env.seeding import derive_seed
@@ -34,7 +34,7 @@ def test_the_shards_are_in_process_environments_with_derived_seeds(sharded):
     rng = np.random.default_rng(0)
     finished = 0
     for _ in range(100):
-        actions = _uniform_legal(sharded.action_masks().astype(np.int8), rng)
+        actions = uniform_legal(sharded.action_masks().astype(np.int8), rng)
         observations, rewards, terminated, truncated, infos = sharded.step(actions)
         parts = [shard.step(actions[bounds[i] : bounds[i + 1]]) for i, shard in enumerate(shards)]
         assert observations.dtype == np.float32 and observations.shape == (11, 850)
@@ -98,7 +98,7 @@ def test_refusals_name_the_problem():
         with pytest.raises(ValueError, match="takes no reset options"):
             env.reset(seed=0, options={"deal": 1})
         env.reset(seed=0)  # the workers go on after an error
-        env.step(_uniform_legal(env.action_masks().astype(np.int8), np.random.default_rng(0)))
+        env.step(uniform_legal(env.action_masks().astype(np.int8), np.random.default_rng(0)))
     finally:
         env.close()
     env.close()  # twice: nothing happens

@@ -101,7 +101,7 @@ def test_the_python_apis_refuse_it(evil, marker, tmp_path):
         "run_tournament": lambda: run_tournament([evil, "random", "random"], games=3, workers=1),
         "round_robin": lambda: round_robin([evil, "random", "passive", "eager"], 3, games=4, workers=1),
         "single-agent opponents": lambda: CheckpointCharlieSingleAgent(opponents=[evil, "random"], num_players=3),
-        "gymnasium.make": lambda: gymnasium.make("CheckpointCharlie-v0", opponents=evil, num_players=3),
+        "gymnasium.make": lambda: gymnasium.make("CheckpointCharlie-v1", opponents=evil, num_players=3),
         "behaviour cloning teacher": lambda: collect(
             CheckpointCharlieSingleAgent(opponents="random", num_players=3), evil, 10, 0.99, seed=0
         ),

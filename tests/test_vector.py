@@ -13,7 +13,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ckc_env import batch
-from ckc_env.batch.agents import _uniform_legal
+from ckc_env.batch.agents import uniform_legal
 from ckc_env.batch.chance import next_keys
 from ckc_env.batch.game import start_games
 from ckc_env.batch.replay import Lockstep
@@ -30,7 +30,7 @@ CHECKPOINT = ROOT / "checkpoints" / "ppo_5p_distilled"
 
 
 def random_actions(env: CheckpointCharlieVectorEnv, rng: np.random.Generator) -> np.ndarray:
-    return _uniform_legal(env.action_masks().astype(np.int8), rng)
+    return uniform_legal(env.action_masks().astype(np.int8), rng)
 
 
 def play_episodes(env: CheckpointCharlieVectorEnv, steps: int, seed: int = 0):
@@ -238,7 +238,7 @@ def test_checkpoint_opponents_decide_as_the_scalar_network():
             logits[batch.legal_action_mask(state)[g] == 0] = -np.inf
             assert int(np.argmax(logits)) == action
             checked += 1
-        lock.step(_uniform_legal(lock.legal_action_mask(), rng))
+        lock.step(uniform_legal(lock.legal_action_mask(), rng))
     assert checked > 500
     sampler = BatchPolicyAgent(str(CHECKPOINT), seed=0, deterministic=False)
     state = lock.state

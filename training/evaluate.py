@@ -27,10 +27,9 @@ Output: the table (or ranking) is printed as Markdown on stdout. Files are writt
 ``--rules`` takes a rules preset by name (``base``, ``stasi``, ``adler``, ``both``: ``configs/rules/``)
 or the path of a YAML file; the number of seats comes from the lineup (or ``--num-players``). When
 every player has a batched form (``random``, ``passive``, ``eager``, ``bayes_v1``, ``cheater``,
-checkpoints) the games are played on the batched engine, thousands at once in one process (its
-deals come from its own stream: the same seed gives other games than ``--engine scalar``, with the
-same statistics); otherwise they run on all cores unless ``--workers`` says otherwise, with a
-progress bar on stderr (``--no-progress`` turns it off). Bad input (an unknown agent or
+checkpoints) the games are played on the batched engine, thousands at once in one process (one
+chance model deals both engines' games: ``--engine scalar`` gives the same games, game by game);
+otherwise they run on all cores unless ``--workers`` says otherwise, with a progress bar on stderr (``--no-progress`` turns it off). Bad input (an unknown agent or
 parameter, a wrong number of players, a missing or malformed rules file, ...) ends with a usage
 message and exit status 2.
 """

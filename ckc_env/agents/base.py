@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 import numpy as np
 
 from ..config import GameConfig
+from ..engine.chance import Stream, unit
 from ..engine.view import PlayerView
 
 
@@ -23,7 +24,10 @@ class Agent:
     """True only for reference agents that look at what their seat cannot know (``cheater``)."""
 
     def __init__(self, seed: int | None = None) -> None:
+        self.stream = Stream.seeded(seed)
+        """The player's random choices (``engine.chance``: the batched players draw theirs alike)."""
         self.rng = np.random.default_rng(seed)
+        """A NumPy Generator for players of one's own; the package's players draw from ``stream``."""
 
     def reset(self, seat: int, config: GameConfig) -> None:
         """A new game starts; ``seat`` is this agent's seat in it."""
@@ -39,6 +43,19 @@ class Agent:
 
 def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:
     return np.flatnonzero(observation["action_mask"])
+
+
+def uniform(stream: Stream, choices: np.ndarray) -> int:
+    """One of ``choices`` (ascending), uniformly: one word of the stream (the batched players' rule)."""
+    return int(choices[stream.below(len(choices))])
+
+
+def sample(stream: Stream, logits: np.ndarray) -> int:
+    """An action drawn from the softmax of ``logits`` (float64, -inf at illegal actions): the first
+    action whose running sum of ``exp(logit - max)`` passes one word of the stream as a fraction
+    of the total (the batched policy's rule, row by row)."""
+    running = np.cumsum(np.exp(logits - logits.max()))
+    return int(np.argmax(running > unit(stream.draw()) * running[-1]))
 
 
 class LazyObservation(Mapping):

@@ -18,8 +18,9 @@ from ..engine.actions import (
     WINDOW,
 )
 from ..engine.cards import cats_in
+from ..engine.chance import Stream
 from ..engine.view import PlayerView
-from .base import Agent, legal_actions
+from .base import Agent, legal_actions, uniform
 
 
 class RandomAgent(Agent):
@@ -28,8 +29,7 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
-        legal = legal_actions(observation)
-        return int(legal[self.rng.integers(len(legal))])
+        return uniform(self.stream, legal_actions(observation))
 
 
 def most_likely_target(view: PlayerView, chief: np.ndarray, assistant: np.ndarray) -> int:
@@ -38,13 +38,13 @@ def most_likely_target(view: PlayerView, chief: np.ndarray, assistant: np.ndarra
     return max(targets, key=lambda c: (chief[c], assistant[c], -c))
 
 
-def adler_swap_action(view: PlayerView, observation: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+def adler_swap_action(view: PlayerView, observation: dict[str, np.ndarray], stream: Stream) -> int:
     """Swap with a random eligible seat. Every Adler chip is worth the lowest value of its colour
     (gold 3, white 1, black -1), so a blind swap for a random chip of that colour never loses in
     expectation under the default pool."""
     legal = legal_actions(observation)
     swaps = legal[legal >= SWAP]
-    return int(swaps[rng.integers(len(swaps))]) if len(swaps) else KEEP
+    return uniform(stream, swaps) if len(swaps) else KEEP
 
 
 class PassiveAgent(Agent):
@@ -60,7 +60,7 @@ class PassiveAgent(Agent):
             b = beliefs(view)
             return ACCUSE + most_likely_target(view, b.chief, b.assistant)
         if kind == CLUE_FACE:
-            return CLUE_FACE_A + int(self.rng.integers(2))
+            return CLUE_FACE_A + self.stream.below(2)
         return KEEP
 
 
@@ -74,9 +74,9 @@ class Accuser(Agent):
         if kind in (WINDOW, FORCED_ACCUSATION):
             return self.accuse(view, forced=kind == FORCED_ACCUSATION)
         if kind == CLUE_FACE:
-            return CLUE_FACE_A + int(self.rng.integers(2))
+            return CLUE_FACE_A + self.stream.below(2)
         if kind == CAFE_ADLER:
-            return adler_swap_action(view, observation, self.rng)
+            return adler_swap_action(view, observation, self.stream)
         raise ValueError(f"unknown decision kind {kind}")
 
     def accuse(self, view: PlayerView, forced: bool) -> int:

@@ -34,7 +34,7 @@ decisions) and ``tests/test_batch_agents.py`` (beliefs and baselines).
 | ``summary.round_summaries(state, games)`` | the scalar summary dicts of the rounds that ended in the last step | ``GameState.summaries`` |
 | ``beliefs.seat_beliefs(state, games, seats)`` | exact posterior of (game, seat) pairs | ``beliefs.beliefs`` |
 | ``agents``: ``make_batch_agent(name)``, ``decide(state, lineup)`` | the scripted baselines for a whole batch | ``agents.make_agent`` |
-| ``replay.Lockstep`` | scalar games and a batch playing the same games (replay injection) | |
+| ``replay.Lockstep`` | scalar games and a batch of the same seeds, stepped together | |
 
 ``step`` and ``apply`` update the state in place and return it, as the scalar engine does (copying
 every array at every step would cost more than the step); ``state.copy()`` keeps a snapshot. Seats
@@ -51,23 +51,22 @@ ended. The final observation of a finished game is not kept: a caller that wants
 ``autoreset=False``, observes, then calls ``reset(state, state.terminated)`` (Gymnasium's
 ``AutoresetMode.NEXT_STEP``). Without a reset, finished games stay over and ignore their actions.
 
-## Randomness and replay injection
+## Randomness: one chance model for both engines
 
 Chance outcomes (the supply's order, the first player, each round's tiles, faces and deck, the
 order of every accusation window in which someone can act, where the Stasi chip goes back, the chip
-taken in a Cafe Adler swap) come from ``state.chance`` (``batch.chance``). The default,
-``RandomChance``, draws them from a counter-based stream per game (SplitMix64 of the game's key and
-a draw counter, ``state.key`` and ``state.counter``): a game's course depends on its key and its
-actions only, not on the batch around it. ``init(seed=s)`` seeds game b with
-``derive_seed(s, "batch", b)``; ``init(seeds=...)`` takes each game's seed (one seed, one game, in
-any batch); an automatic reset gives the slot's next game a key derived from the last one. The
-batched stream is not NumPy's: a batched game and a scalar game with the same seed differ.
+taken in a Cafe Adler swap) come from ``state.chance`` (``batch.chance``), which follows the chance
+model of ``ckc_env.engine.chance``: a counter-based stream per game (SplitMix64 of the game's key
+and a draw counter, ``state.key`` and ``state.counter``), asked at the same points of the rules as
+the scalar engine asks and turned into outcomes the same way. A game's course depends on its key
+and its actions only, not on the batch around it, and **a game seeded s is the scalar engine's game
+seeded s**. ``init(seed=s)`` seeds game b with ``derive_seed(s, "batch", b)``; ``init(seeds=...)``
+takes each game's seed; an automatic reset gives the slot's next game a key derived from the last
+one (``engine.init(config, key=...)`` plays the same game on the scalar engine).
 
-*Replay injection* makes them the same game: ``ReplayChance`` answers every chance question from
-per-game queues, and ``replay.Lockstep`` fills those queues from scalar games as they are played
-(the deal of each new round, each window's order, the Stasi chip's place, the Cafe Adler pick), so
-that both engines play the same deals with the same actions. The differential tests do this; so
-can anyone replaying games of their own, including deals fixed by the scalar reset options.
+``replay.Lockstep`` plays scalar games and a batch of the same seeds side by side (the differential
+tests do). Positions fixed by the scalar engine's reset options reach the batch as fixed outcomes
+(``chance.FixedDeals``): the words are drawn all the same, only the fixed parts are replaced.
 
 ## State arrays
 

@@ -44,10 +44,11 @@ from ..engine.actions import (
     WINDOW,
 )
 from ..engine.cards import N_CATS
+from ..engine.chance import GOLDEN, Stream, mix64
 from .beliefs import seat_beliefs
 from .game import legal_action_mask
 from .scoring import chief_of, matches
-from .state import SEAT_RANGE, BatchRules, BatchState
+from .state import SEAT_RANGE, SEATS, BatchRules, BatchState
 from .suspicion import targets
 
 _BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
@@ -72,13 +73,44 @@ def most_likely_target(allowed: np.ndarray, chief: np.ndarray, assistant: np.nda
 
 
 class BatchAgent:
-    """A player for batches; ``act`` decides the pending decision of each game in ``games``."""
+    """A player for batches; ``act`` decides the pending decision of each game in ``games``.
+
+    Its random choices come from one stream per game and seat (``engine.chance``: word i of the key
+    ``keys[game, seat]``), as a scalar player's come from its own stream: :meth:`start` gives the
+    games' keys (a tournament gives each the key of the scalar player at that seat; the vector
+    environment derives them from the game's key with :func:`seat_keys`). Games never started use
+    keys derived from the player's seed and the game's index."""
 
     name = "agent"
     reads_hidden_state = False
 
     def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.stream = Stream.seeded(seed)
+        self.keys = np.zeros((0, SEATS), dtype=np.uint64)
+        self.counters = np.zeros((0, SEATS), dtype=np.uint64)
+
+    def start(self, games: np.ndarray, keys: np.ndarray) -> None:
+        """New games in ``games``: their streams, (len(games), 5) keys by seat, start over."""
+        games = np.asarray(games, dtype=np.int64)
+        self._grow(int(games.max()) + 1 if len(games) else 0)
+        self.keys[games] = keys
+        self.counters[games] = 0
+
+    def draw(self, state: BatchState, games: np.ndarray) -> np.ndarray:
+        """(k,) one word per game from the stream of the seat that acts in it."""
+        games = np.asarray(games, dtype=np.int64)
+        self._grow(state.batch_size)
+        seats = state.pending_seat[games].astype(np.int64)
+        counters = self.counters[games, seats]
+        self.counters[games, seats] = counters + np.uint64(1)
+        return mix64(self.keys[games, seats] + counters * np.uint64(GOLDEN))
+
+    def _grow(self, size: int) -> None:
+        have = len(self.keys)
+        if size > have:  # games never started: keys from the player's seed and the game's index
+            fresh = seat_keys(mix64(np.uint64(self.stream.key) ^ np.arange(have, size, dtype=np.uint64)))
+            self.keys = np.concatenate([self.keys, fresh])
+            self.counters = np.concatenate([self.counters, np.zeros((size - have, SEATS), dtype=np.uint64)])
 
     def act(self, state: BatchState, games: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -87,10 +119,23 @@ class BatchAgent:
         return f"{type(self).__name__}({self.name!r})"
 
 
-def _uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One legal action per row, uniformly (rows with no legal action give 0)."""
-    running = np.cumsum(mask, axis=1, dtype=np.int8)  # at most 40 legal actions
-    pick = (rng.random(len(mask)) * running[:, -1]).astype(np.int8)
+_SEAT_SALTS = mix64(np.arange(1, SEATS + 1, dtype=np.uint64) * np.uint64(GOLDEN))
+
+
+def seat_keys(game_keys: np.ndarray) -> np.ndarray:
+    """(k, 5) the players' stream keys of each seat of games with these keys."""
+    return mix64(np.asarray(game_keys, dtype=np.uint64)[:, None] ^ _SEAT_SALTS[None, :])
+
+
+def uniform_legal(mask: np.ndarray, words: np.ndarray | np.random.Generator) -> np.ndarray:
+    """One legal action per row, uniformly: the ``w % count``-th legal action of each row for its
+    random word (``agents.base.uniform``); a NumPy Generator draws the words (rows with no legal
+    action give 0)."""
+    if isinstance(words, np.random.Generator):
+        words = words.integers(0, np.iinfo(np.uint64).max, size=len(mask), dtype=np.uint64, endpoint=True)
+    count = mask.sum(1).astype(np.uint64)
+    pick = (words % np.maximum(count, np.uint64(1))).astype(np.int64)
+    running = np.cumsum(mask, axis=1, dtype=np.int64)
     return np.argmax(running > pick[:, None], axis=1)
 
 
@@ -98,7 +143,7 @@ class BatchRandomAgent(BatchAgent):
     name = "random"
 
     def act(self, state: BatchState, games: np.ndarray) -> np.ndarray:
-        return _uniform_legal(legal_action_mask(state)[games], self.rng)
+        return uniform_legal(legal_action_mask(state)[games], self.draw(state, games))
 
 
 class BatchAccuser(BatchAgent):
@@ -113,7 +158,8 @@ class BatchAccuser(BatchAgent):
         if accusing.any():
             out[accusing] = self.accuse(state, games[accusing], kind[accusing] == FORCED_ACCUSATION)
         choosing = kind == CLUE_FACE
-        out[choosing] = CLUE_FACE_A + self.rng.integers(2, size=int(choosing.sum()))
+        if choosing.any():
+            out[choosing] = CLUE_FACE_A + (self.draw(state, games[choosing]) % np.uint64(2)).astype(np.int64)
         adler = kind == CAFE_ADLER
         if adler.any():
             out[adler] = self.adler(state, games[adler])
@@ -123,7 +169,11 @@ class BatchAccuser(BatchAgent):
         """Swap with a random eligible seat (``agents.simple.adler_swap_action``)."""
         mask = legal_action_mask(state)[games].copy()
         mask[:, :SWAP] = 0
-        return np.where(mask.any(1), _uniform_legal(mask, self.rng), KEEP)
+        out = np.full(len(games), KEEP, dtype=np.int64)
+        swapping = mask.any(1)  # no swap possible: no draw (as the scalar player)
+        if swapping.any():
+            out[swapping] = uniform_legal(mask[swapping], self.draw(state, games[swapping]))
+        return out
 
     def accuse(self, state: BatchState, games: np.ndarray, forced: np.ndarray) -> np.ndarray:
         """``ACCUSE + cat`` or (in a window) ``PASS`` per game."""
@@ -146,7 +196,8 @@ class BatchPassiveAgent(BatchAgent):
             b = seat_beliefs(state, g, state.pending_seat[g], clues=False)
             out[forced] = ACCUSE + most_likely_target(target_matrix(state, g), b.chief, b.assistant)
         choosing = kind == CLUE_FACE
-        out[choosing] = CLUE_FACE_A + self.rng.integers(2, size=int(choosing.sum()))
+        if choosing.any():
+            out[choosing] = CLUE_FACE_A + (self.draw(state, games[choosing]) % np.uint64(2)).astype(np.int64)
         return out
 
 

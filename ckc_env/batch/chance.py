@@ -1,10 +1,6 @@
-"""Where the batched engine's chance outcomes come from.
-
-The engine asks for chance outcomes at the same points of the rules as the scalar engine draws
-them (RULES.md 9): the supply's face-down order and the first player when a game starts; the tiles,
-faces and deck when a round is dealt; the order of each random accusation window; the place the
-Stasi chip goes back to; the chip taken in a Cafe Adler swap. A *chance source* answers those
-questions for a set of games at once:
+"""Where the batched engine's chance outcomes come from: the chance model of
+``ckc_env.engine.chance`` (its table says what is drawn when, and how words become outcomes), on
+arrays, for a set of games at once.
 
 | method | asked | returns |
 |---|---|---|
@@ -12,20 +8,15 @@ questions for a set of games at once:
 | ``first_players(state, games)`` | a game starts, ``first_player="random"`` | (k,) seats |
 | ``deal(state, games)`` | a round starts | tiles (k, 5), clues (k, 5) (ignored with ``clue_face="choose"``), bag (k, 2), deck (k, 34), -1 padded |
 | ``window_orders(state, games)`` | a card is resolved and some cat can be accused, ``window_order="random"`` | (k, 5) seat orders, -1 padded |
-| ``skip_windows(state, games, counts)`` | ``counts[i]`` cards were resolved in a row with no cat to accuse (their windows closed at once) | nothing |
 | ``stasi_places(state, games)`` | the Stasi chip goes back | (k,) its index in the black supply list (as ``list.insert``) |
 | ``adler_picks(state, games, candidates)`` | a Cafe Adler swap | (k,) the chip taken, one of the bits of ``candidates`` |
 
-:class:`RandomChance` (the default) draws them from a counter-based stream per game: draw i of a
-game is ``splitmix64(key + i * golden)`` with the game's 64-bit key (``state.key``) and its count of
-draws so far (``state.counter``). A game's course therefore depends on its key and its actions only,
-never on the other games of the batch or their number; keys come from seeds through
-:func:`game_keys`. This stream is not NumPy's: a batched game and a scalar game with the same seed
-are different games.
-
-:class:`ReplayChance` answers from per-game queues filled by the caller: the replay injection path
-through which the differential test (and ``batch.replay.Lockstep``) gives the batched engine the
-chance outcomes a scalar game drew, so that both play the same game.
+:class:`RandomChance` (the default) draws them from each game's counter-based stream (``state.key``,
+``state.counter``): a game's course depends on its key and its actions only, never on the other
+games of the batch or their number, and a game seeded ``s`` is the scalar engine's game seeded ``s``
+(``tests/test_batch_engine.py`` plays both). :class:`FixedDeals` draws the same words but lets a
+caller fix a game's supply, first player and deals: how positions set up with the scalar engine's
+reset options reach the batch (``batch.replay.Lockstep``).
 """
 
 from __future__ import annotations
@@ -37,26 +28,16 @@ import numpy as np
 
 from ..config import BLACK, COLOURS
 from ..engine.cards import INVESTIGATOR, N_CATS, N_FEATURES
+from ..engine.chance import DEAL_WORDS, GOLDEN, M2, mix64
 from ..seeding import derive_seed
 from .state import MAX_BAG, MAX_DECK, N_ORDERS, SEAT_ORDERS, SEATS, BatchState
 
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser on a uint64 array (a bijection that scatters nearby inputs)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * _M1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _M2
-    return x ^ (x >> np.uint64(31))
+_GOLDEN = np.uint64(GOLDEN)
 
 
 def game_keys(seeds: Iterable[int]) -> np.ndarray:
-    """The keys of games with these seeds (one seed, one game)."""
-    return mix64(np.array(list(seeds), dtype=np.uint64) ^ GOLDEN)
+    """The keys of games with these seeds (one seed, one game: ``engine.chance.key_of``)."""
+    return mix64(np.array(list(seeds), dtype=np.uint64) ^ _GOLDEN)
 
 
 def slot_seeds(seed: int, batch_size: int) -> list[int]:
@@ -65,8 +46,8 @@ def slot_seeds(seed: int, batch_size: int) -> list[int]:
 
 
 def next_keys(keys: np.ndarray) -> np.ndarray:
-    """The keys of the games that follow these in their slots (automatic reset)."""
-    return mix64(keys ^ _M2)
+    """The keys of the games that follow these in their slots (automatic reset: ``engine.chance.next_key``)."""
+    return mix64(keys ^ np.uint64(M2))
 
 
 def draws(state: BatchState, games: np.ndarray, count: int) -> np.ndarray:
@@ -74,16 +55,16 @@ def draws(state: BatchState, games: np.ndarray, count: int) -> np.ndarray:
     start = state.counter[games]
     steps = start[:, None] + np.arange(count, dtype=np.uint64)
     state.counter[games] = start + np.uint64(count)
-    return mix64(state.key[games][:, None] + steps * GOLDEN)
+    return mix64(state.key[games][:, None] + steps * _GOLDEN)
 
 
 def _below(words: np.ndarray, bound: np.ndarray | int) -> np.ndarray:
-    """Integers uniform in [0, bound) from random words (the bias, bound / 2**64, is negligible)."""
+    """Integers uniform in [0, bound) from random words (``Stream.below``)."""
     return (words % np.asarray(bound, dtype=np.uint64)).astype(np.int64)
 
 
 def _shuffle(words: np.ndarray) -> np.ndarray:
-    """A uniformly random permutation per row: the order of the row's random words."""
+    """A uniformly random permutation per row: the order of the row's random words (``chance.ordered``)."""
     return np.argsort(words, axis=1, kind="stable")
 
 
@@ -105,7 +86,7 @@ class RandomChance:
     def deal(self, state: BatchState, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         k = len(games)
         n = state.n[games].astype(np.int64)
-        words = draws(state, games, N_FEATURES + 1 + N_CATS + 16 + MAX_BAG)
+        words = draws(state, games, DEAL_WORDS)
         features = _shuffle(words[:, :N_FEATURES])  # tiles first, then the bag tiles in reveal order
         faces = (words[:, N_FEATURES, None] >> np.arange(N_FEATURES, dtype=np.uint64)) & np.uint64(1)
         clues = (2 * features + faces.astype(np.int64)).astype(np.int8)
@@ -132,9 +113,6 @@ class RandomChance:
         n = state.n[games]
         return SEAT_ORDERS[n, _below(draws(state, games, 1)[:, 0], N_ORDERS[n])]
 
-    def skip_windows(self, state: BatchState, games: np.ndarray, counts: np.ndarray) -> None:
-        """A window nobody can act in needs no order: nothing is drawn."""
-
     def stasi_places(self, state: BatchState, games: np.ndarray) -> np.ndarray:
         return _below(draws(state, games, 1)[:, 0], state.supply_len[games, BLACK].astype(np.int64) + 1)
 
@@ -147,79 +125,47 @@ class RandomChance:
         return np.argmax((rank == pick[:, None]) & (bits == 1), axis=1)
 
 
-class ReplayChance:
-    """Chance outcomes given by the caller, per game and kind, in the order they will be asked.
+class FixedDeals(RandomChance):
+    """:class:`RandomChance` with some outcomes fixed by the caller, per game, in the order they
+    will be asked: ``fix(game, "supply", three lists of chip ids)``, ``fix(game, "first_player",
+    seat)``, ``fix(game, "deal", (tiles, clues or None, bag, deck))``. The words are drawn all the
+    same, so the rest of the game's stream is what it would be."""
 
-    ``push(game, kind, value)`` queues an outcome: ``"supply"`` (three lists of chip ids, the
-    scalar ``GameState.supply``), ``"first_player"`` (a seat), ``"deal"`` (a tuple tiles, clues or
-    None, bag, deck as the scalar state holds them after ``round_setup.start_round``),
-    ``"window_order"`` (a list of seats), ``"stasi_place"`` (an index) and ``"adler_pick"`` (a chip
-    id). Asking for an outcome that was not queued raises ``LookupError`` naming the game and kind.
-    """
-
-    KINDS = ("supply", "first_player", "deal", "window_order", "stasi_place", "adler_pick")
+    KINDS = ("supply", "first_player", "deal")
 
     def __init__(self, batch_size: int) -> None:
-        self.queues = [{kind: deque() for kind in self.KINDS} for _ in range(batch_size)]
+        self.fixed = [{kind: deque() for kind in self.KINDS} for _ in range(batch_size)]
 
-    def push(self, game: int, kind: str, value: object) -> None:
+    def fix(self, game: int, kind: str, value: object) -> None:
         if kind not in self.KINDS:
             raise ValueError(f"unknown chance outcome {kind!r}: kinds are {list(self.KINDS)}")
-        self.queues[game][kind].append(value)
+        self.fixed[game][kind].append(value)
 
-    def pending(self, game: int) -> dict[str, int]:
-        """How many outcomes of each kind are queued for a game (all zero once the batch has used them)."""
-        return {kind: len(queue) for kind, queue in self.queues[game].items()}
-
-    def _pop(self, game: int, kind: str) -> object:
-        queue = self.queues[game][kind]
-        if not queue:
-            raise LookupError(f"replay: no {kind!r} outcome queued for game {game}")
-        return queue.popleft()
+    def _take(self, games: np.ndarray, kind: str) -> list[tuple[int, object]]:
+        return [(i, self.fixed[g][kind].popleft()) for i, g in enumerate(games.tolist()) if self.fixed[g][kind]]
 
     def supply(self, state: BatchState, games: np.ndarray) -> np.ndarray:
-        out = np.full((len(games), 3, state.rules.supply_size), -1, dtype=np.int8)
-        for i, g in enumerate(games.tolist()):
-            for colour, ids in enumerate(self._pop(g, "supply")):
+        out = super().supply(state, games)
+        for i, supply in self._take(games, "supply"):
+            out[i] = -1
+            for colour, ids in enumerate(supply):
                 out[i, colour, : len(ids)] = ids
         return out
 
     def first_players(self, state: BatchState, games: np.ndarray) -> np.ndarray:
-        return np.array([self._pop(g, "first_player") for g in games.tolist()], dtype=np.int64)
+        out = super().first_players(state, games)
+        for i, seat in self._take(games, "first_player"):
+            out[i] = seat
+        return out
 
     def deal(self, state: BatchState, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        k = len(games)
-        tiles = np.full((k, SEATS), -1, dtype=np.int8)
-        clues = np.full((k, SEATS), -1, dtype=np.int8)
-        bag = np.full((k, MAX_BAG), -1, dtype=np.int8)
-        deck = np.full((k, MAX_DECK), -1, dtype=np.int8)
-        for i, g in enumerate(games.tolist()):
-            dealt_tiles, dealt_clues, dealt_bag, dealt_deck = self._pop(g, "deal")
+        tiles, clues, bag, deck = super().deal(state, games)
+        for i, (dealt_tiles, dealt_clues, dealt_bag, dealt_deck) in self._take(games, "deal"):
+            tiles[i], bag[i], deck[i] = -1, -1, -1
             tiles[i, : len(dealt_tiles)] = dealt_tiles
             if dealt_clues is not None:
+                clues[i] = -1
                 clues[i, : len(dealt_clues)] = dealt_clues
             bag[i, : len(dealt_bag)] = dealt_bag
             deck[i, : len(dealt_deck)] = dealt_deck
         return tiles, clues, bag, deck
-
-    def window_orders(self, state: BatchState, games: np.ndarray) -> np.ndarray:
-        out = np.full((len(games), SEATS), -1, dtype=np.int8)
-        for i, g in enumerate(games.tolist()):
-            order = self._pop(g, "window_order")
-            out[i, : len(order)] = order
-        return out
-
-    def skip_windows(self, state: BatchState, games: np.ndarray, counts: np.ndarray) -> None:
-        """The scalar engine draws an order for every window: drop those of windows that closed at once."""
-        for g, count in zip(games.tolist(), counts.tolist(), strict=True):
-            for _ in range(count):
-                self._pop(g, "window_order")
-
-    def stasi_places(self, state: BatchState, games: np.ndarray) -> np.ndarray:
-        return np.array([self._pop(g, "stasi_place") for g in games.tolist()], dtype=np.int64)
-
-    def adler_picks(self, state: BatchState, games: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-        picks = np.array([self._pop(g, "adler_pick") for g in games.tolist()], dtype=np.int64)
-        if np.any((candidates >> picks.astype(np.uint64)) & np.uint64(1) == 0):
-            raise ValueError(f"replay: an adler_pick outcome is not among the chips that can be taken: {picks}")
-        return picks

@@ -148,8 +148,6 @@ def draw_until_target(state: BatchState, games: np.ndarray) -> np.ndarray:
     state.last_card[games] = last_card
     state.last_drawer[games] = last_drawer
     state.drawer[games] = last_drawer
-    if state.rules.config.window_order == "random":
-        state.chance.skip_windows(state, games, last + ~found)  # the windows that closed at once
     state.phase[hit] = IN_WINDOW
     open_window(state, hit)
     rest = games[~found]  # the last card's window closed too

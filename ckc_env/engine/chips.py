@@ -11,8 +11,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-
 from ..config import BLACK, COLOURS, GOLD, WHITE, GameConfig
 
 NORMAL, STASI, ADLER = 0, 1, 2
@@ -73,13 +71,13 @@ def chip_token(pool: ChipPool, chip: int) -> int | str:
     return "stasi" if kind == STASI else "adler" if kind == ADLER else pool.value[chip]
 
 
-def shuffled_supply(
-    pool: ChipPool, rng: np.random.Generator, order: Mapping[str, Sequence[int | str]] | None
+def ordered_supply(
+    pool: ChipPool, drawn: list[list[int]], order: Mapping[str, Sequence[int | str]] | None
 ) -> list[list[int]]:
     """Each colour's chips face-down; the last chip of a list is the next one taken.
 
-    ``order`` (the ``chip_order`` reset option) fixes, per colour, the tokens in the order they
-    will be taken; colours it leaves out are shuffled.
+    ``drawn`` is the order chance gave (``chance.supply_order``); ``order`` (the ``chip_order``
+    reset option) fixes, per colour, the tokens in the order they will be taken instead.
     """
     supply: list[list[int]] = []
     for colour, name in enumerate(COLOURS):
@@ -104,5 +102,5 @@ def shuffled_supply(
                 )
             supply.append(taken[::-1])
         else:
-            supply.append([ids[i] for i in rng.permutation(len(ids))])
+            supply.append(list(drawn[colour]))
     return supply

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..config import GameConfig
-from . import round_setup, scoring, suspicion
+from ..config import COLOURS, GameConfig
+from . import chance, round_setup, scoring, suspicion
 from .actions import (
     ACCUSE,
     CAFE_ADLER,
@@ -36,30 +36,33 @@ from .actions import (
     action_to_string,
 )
 from .cards import INVESTIGATOR, cats_in
-from .chips import build_pool, shuffled_supply
+from .chips import build_pool, ordered_supply
 from .options import parse_reset_options
 from .state import CHOOSING_FACES, DRAWING, FORCED, GAME_OVER, IN_WINDOW, SCORING, SWAPPING, GameState
 from .summary import round_summary
 
 
 # ---------------------------------------------------------------------- game set-up (RULES.md 2)
-def init(config: GameConfig, seed: int | None = None, options: Mapping[str, Any] | None = None) -> GameState:
-    """A new game dealt from ``seed`` (reset ``options`` fix parts of the deal), run to its first decision."""
+def init(
+    config: GameConfig, seed: int | None = None, options: Mapping[str, Any] | None = None, *, key: int | None = None
+) -> GameState:
+    """A new game dealt from ``seed`` (reset ``options`` fix parts of the deal), run to its first
+    decision. ``key`` gives the game's random stream directly (``chance.next_key``: the game that
+    follows in a batched slot)."""
     parsed = parse_reset_options(options, config)  # fails before anything is dealt
-    rng = np.random.default_rng(seed)
+    if key is not None and seed is not None:
+        raise ValueError("give seed or key, not both")
+    stream = chance.Stream(key) if key is not None else chance.Stream.seeded(seed)
     n = config.num_players
     pool = build_pool(config)
-    state = GameState(config=config, n=n, pool=pool, rng=rng, options=parsed)
-    state.supply = shuffled_supply(pool, rng, parsed.chip_order)
+    state = GameState(config=config, n=n, pool=pool, stream=stream, options=parsed)
+    drawn = chance.supply_order(stream, [pool.ids_of(colour) for colour in range(len(COLOURS))])
+    state.supply = ordered_supply(pool, drawn, parsed.chip_order)
     state.holdings = [[] for _ in range(n)]
     state.chip_table = [[0] * 6 for _ in range(n)]
     state.rewards = [0.0] * n
-    if parsed.first_player is not None:
-        state.first_player = parsed.first_player
-    elif config.first_player == "random":
-        state.first_player = int(rng.integers(n))
-    else:
-        state.first_player = int(config.first_player)
+    first = chance.first_player(stream, n) if config.first_player == "random" else int(config.first_player)
+    state.first_player = parsed.first_player if parsed.first_player is not None else first
     state.next_first_player = state.first_player
     round_setup.start_round(state)
     _advance(state)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .cards import INVESTIGATOR, N_CATS, N_FEATURES, chief_of
+from . import chance
+from .cards import chief_of
 from .options import RoundSetup
 from .state import CHOOSING_FACES, DRAWING, NOBODY, GameState
 
@@ -11,8 +12,9 @@ def start_round(state: GameState) -> None:
     """Deal a round and clear the table: 3.1 tiles and clues, 3.2 the deck, 3.3 the first player."""
     n = state.n
     setup = state.options.round(state.round_index)
-    deal_tiles(state, setup)
-    deal_deck(state, setup)
+    dealt = chance.deal(state.stream, n, state.config.investigator_cards)  # drawn even where options fix the deal
+    deal_tiles(state, setup, dealt)
+    deal_deck(state, setup, dealt)
     state.deck_pos = 0
     state.public_clues = []
     state.rows = [0] * n
@@ -45,49 +47,37 @@ def start_round(state: GameState) -> None:
     state.queue_pos = 0
 
 
-def deal_tiles(state: GameState, setup: RoundSetup) -> None:
-    """3.1: every seat draws a tile; 5-n stay in the bag, their faces tossed now but kept hidden."""
-    n, rng = state.n, state.rng
+def deal_tiles(state: GameState, setup: RoundSetup, dealt: tuple) -> None:
+    """3.1: every seat draws a tile; 5-n stay in the bag, their faces tossed now but kept hidden.
+    ``dealt`` is chance's deal; reset options replace parts of it."""
+    n = state.n
+    tiles, clues, bag, _ = dealt
+    drawn = [c >> 1 for c in clues + bag]  # every feature, in the order drawn
+    faces = [c & 1 for c in clues + bag]  # the face tossed at each position
     if setup.tiles is not None:
         tiles = list(setup.tiles)
-        rest = [f for f in range(N_FEATURES) if f not in tiles]
         if setup.bag is not None:
             bag = list(setup.bag)
-        else:
-            rest = [rest[i] for i in rng.permutation(len(rest)).tolist()]
-            bag = [2 * f + side for f, side in zip(rest, rng.integers(2, size=len(rest)).tolist(), strict=True)]
+        else:  # the other features, in the order drawn, with the faces of their positions
+            bag = [2 * f + faces[i] for i, f in enumerate(drawn) if f not in tiles]
     elif setup.bag is not None:
         bag = list(setup.bag)
-        free = [f for f in range(N_FEATURES) if f not in {c >> 1 for c in bag}]
-        tiles = [free[i] for i in rng.permutation(len(free)).tolist()]
-    else:
-        order = rng.permutation(N_FEATURES).tolist()
-        tiles = order[:n]
-        bag = [2 * f + side for f, side in zip(order[n:], rng.integers(2, size=5 - n).tolist(), strict=True)]
-    state.tiles = tiles
-    state.bag = bag
+        taken = {c >> 1 for c in bag}
+        tiles = [f for f in drawn if f not in taken][:n]
+    state.tiles = list(tiles)
+    state.bag = list(bag)
     if setup.clues is not None:
         state.clues = list(setup.clues)
     elif state.config.clue_face == "random":
         # [decision] RULES.md 3.1: the face is a coin toss unless the players choose it.
-        state.clues = [2 * f + side for f, side in zip(tiles, rng.integers(2, size=n).tolist(), strict=True)]
+        state.clues = [2 * f + faces[seat] for seat, f in enumerate(state.tiles)]
     else:
         state.clues = [-1] * n
 
 
-def deal_deck(state: GameState, setup: RoundSetup) -> None:
+def deal_deck(state: GameState, setup: RoundSetup, dealt: tuple) -> None:
     """3.2: the cats shuffled; with 3-4 players the unused investigator cards go into the top half."""
-    if setup.deck is not None:
-        state.deck = list(setup.deck)
-        return
-    rng = state.rng
-    cats = rng.permutation(N_CATS).tolist()
-    k = state.config.investigator_cards
-    if k:
-        first = cats[:16] + [INVESTIGATOR] * k
-        first = [first[i] for i in rng.permutation(len(first)).tolist()]
-        cats = first + cats[16:]
-    state.deck = cats
+    state.deck = list(setup.deck) if setup.deck is not None else list(dealt[3])
 
 
 def choose_face(state: GameState, seat: int, side: int) -> None:

@@ -15,9 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..config import GameConfig
+from .chance import Stream
 from .chips import ChipPool
 from .options import ResetOptions
 
@@ -35,10 +34,8 @@ class GameState:
     config: GameConfig
     n: int  # players (config.num_players)
     pool: ChipPool  # every chip of the game: colour, printed value, kind (RULES.md 1, 7, 8)
-    rng: np.random.Generator  # the one source of randomness (RULES.md 9)
+    stream: Stream  # the one source of randomness (RULES.md 9): the game's counter-based stream (``chance``)
     options: ResetOptions  # parts of the deal fixed by reset options
-    window_orders: list[int] = field(default_factory=list)  # random window orders drawn ahead, 64 at a time
-    window_orders_used: int = 0
 
     # --- progress
     round_index: int = 0  # 0-based

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
+from . import chance
 from .cards import CLUE_CATS, INVESTIGATOR
 from .state import GameState
 
@@ -51,8 +52,8 @@ def open_window(state: GameState) -> None:
     """[decision] after a resolved card every player gets one decision, in the window's order."""
     n, drawer = state.n, state.last_drawer
     order = state.config.window_order
-    if order == "random":
-        seats = random_seat_order(state)
+    if order == "random":  # a window nobody can act in needs no order: nothing is drawn
+        seats = chance.window_order(state.stream, SEAT_ORDERS[n]) if targets(state) else []
     elif order == "clockwise_from_drawer":
         seats = [(drawer + i) % n for i in range(n)]
     else:
@@ -97,21 +98,6 @@ def forced_order(state: GameState) -> list[int]:
     the last drawer."""
     n, drawer = state.n, state.last_drawer
     return [(drawer + 1 + i) % n for i in range(n) if state.accused_by[(drawer + 1 + i) % n] < 0]
-
-
-def random_seat_order(state: GameState) -> list[int]:
-    """A uniformly random order of the seats, drawn from the game's one Generator (a shared list:
-    windows read their order, never change it).
-
-    Draws are taken 64 at a time: a window opens after nearly every card, and one ``Generator``
-    call per window would cost more than the rest of the window's work.
-    """
-    orders = SEAT_ORDERS[state.n]
-    if state.window_orders_used == len(state.window_orders):
-        state.window_orders = state.rng.integers(len(orders), size=64).tolist()
-        state.window_orders_used = 0
-    state.window_orders_used += 1
-    return orders[state.window_orders[state.window_orders_used - 1]]
 
 
 SEAT_ORDERS = {n: [list(order) for order in permutations(range(n))] for n in (3, 4, 5)}

@@ -1,9 +1,9 @@
 """
-# Checkpoint Charlie: `checkpoint_charlie_v1`
+# Checkpoint Charlie: `checkpoint_charlie_v2`
 
 | | |
 |---|---|
-| Import | `from ckc_env import env, raw_env` (or `ckc_env.checkpoint_charlie_v1`) |
+| Import | `from ckc_env import env, raw_env` (or `from ckc_env import checkpoint_charlie_v2`) |
 | Actions | Discrete(40) |
 | Parallel API | no (turn-based; out-of-turn accusations happen in accusation windows) |
 | Agents | `player_0` .. `player_{n-1}`, n = 3, 4 or 5 |
@@ -220,7 +220,7 @@ installed; `.ci/run` installs them all, with the `tianshou`, `torchrl` and `rlli
 | library | entry point | run by |
 |---|---|---|
 | PettingZoo 1.27 | `api_test`, `seed_test`, `render_test` and the bombardment test on `env()` | `tests/test_pettingzoo_api.py` |
-| Gymnasium, stable-baselines3 2.9 | `CheckpointCharlie-v0` (the single-agent view, registered by `import ckc_env`): gymnasium's and SB3's env checkers, `make_vec_env` with `DummyVecEnv` and `SubprocVecEnv` (its workers find the id when the script imports `ckc_env`, or by `"ckc_env:CheckpointCharlie-v0"`), MaskablePPO | `tests/test_libraries.py`, `tests/test_single_agent.py`, `ckc-train` |
+| Gymnasium, stable-baselines3 2.9 | `CheckpointCharlie-v1` (the single-agent view, registered by `import ckc_env`): gymnasium's and SB3's env checkers, `make_vec_env` with `DummyVecEnv` and `SubprocVecEnv` (its workers find the id when the script imports `ckc_env`, or by `"ckc_env:CheckpointCharlie-v1"`), MaskablePPO | `tests/test_libraries.py`, `tests/test_single_agent.py`, `ckc-train` |
 | Tianshou 2.0 | `PettingZooEnv(env())`, `MultiAgentPolicy` and `Collector` | `examples/tianshou_random.py` |
 | TorchRL 0.14 | `PettingZooWrapper(env(), use_mask=True)`, `check_env_specs`, a rollout of legal actions | `examples/torchrl_rollout.py` |
 | Ray RLlib 2.60 | `ckc_env.envs.rllib`: the `MultiAgentEnv` registered as `"checkpoint_charlie"` (RLlib's masking convention, `{"observations", "action_mask"}`), RLlib's env checker, PPO with its `ActionMaskingTorchRLModule`; checkpoints play as player specs | `examples/rllib_ppo.py`, `tests/test_rllib.py`, `ckc-rllib-train` |
@@ -238,6 +238,12 @@ gives the observation in the form RLlib's masking module reads.
 
 ## Version history
 
+- v2: one chance model for the scalar and the batched engine (`ckc_env.engine.chance`): a seed deals
+  the same game on both, in any batch, so tournaments give the same per-game results on either
+  engine; the scripted players and sampling policies draw their random choices the same way on
+  both. The same seed therefore deals other games than under v1; the observations, actions and
+  rules are unchanged (a policy trained under v1 plays under v2 as it did, its card naming its
+  layout). The `"margin"` reward; a window in which nobody can accuse draws no random order.
 - v1 (later): infos are empty unless `summary_infos=True` (the round summaries are always in
   `round_summaries`), so that batching collectors (Tianshou's) accept them; an unsupported
   `render_mode` raises an error that is also a `TypeError` (stable-baselines3's `make_vec_env`
@@ -332,7 +338,7 @@ class raw_env(AECEnv):
     """Checkpoint Charlie as a PettingZoo AEC environment (the module docstring is the env card)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "name": "checkpoint_charlie_v1",
+        "name": "checkpoint_charlie_v2",
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
     }

@@ -7,7 +7,7 @@ The only module of the package that imports ray (``pip install -e ".[rllib]"``).
 | Agents | ``player_0`` .. ``player_{n-1}``: the learning seats only; the others are played inside the env |
 | Observation | ``{"observations": Box(float32, (736,)), "action_mask": Box(float32, (40,))}``: RLlib's action-masking convention (``ActionMaskingTorchRLModule``); with ``belief_features`` the longer vector of the env card |
 | Action | Discrete(40), the env card's action table. An action the mask does not allow (RLlib's environment checker samples unmasked actions) ends the game: the seat gets ``illegal_penalty`` (default -1) and ``info["illegal_action"] = True``, which :class:`IllegalActionCounter` counts into the training results as ``illegal_actions`` |
-| Reward | what the seat earned since its previous decision, given with its next observation (``reward``: ``"points"``, ``"win"`` or ``"margin"``, as in ``CheckpointCharlie-v0``) |
+| Reward | what the seat earned since its previous decision, given with its next observation (``reward``: ``"points"``, ``"win"`` or ``"margin"``, as in ``CheckpointCharlie-v1``) |
 | Episode end | the game's end: every learning seat that has played gets its last observation, its reward and ``terminated`` |
 
 ``env_config`` keys: ``learning_seats`` (``"all"``: every seat learns, self-play through one shared
@@ -124,7 +124,7 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         if agent not in action_dict:
             raise ValueError(f"no action for {agent}, the seat to act: got actions for {sorted(action_dict)}")
         action = int(action_dict[agent])
-        if not table.is_legal(action):  # the game ends there, as in CheckpointCharlie-v0
+        if not table.is_legal(action):  # the game ends there, as in CheckpointCharlie-v1
             finished = [self.possible_agents[s] for s in sorted(self._played)]
             rewards = {a: 0.0 for a in finished} | {agent: self.illegal_penalty}
             infos = {agent: {"illegal_action": True, "action": action, "legal_actions": table.legal_actions()}}

@@ -1,4 +1,6 @@
-"""A single-agent view of the game for single-agent learners (gymnasium id ``CheckpointCharlie-v0``).
+"""A single-agent view of the game for single-agent learners (gymnasium id ``CheckpointCharlie-v1``;
+``-v0`` was the same view before the chance model of ``checkpoint_charlie_v2``, which deals other games
+for a seed).
 
 The learner holds one seat (fixed, or drawn at random each game); the other seats are played
 inside ``step()`` by a configured mix of players (baseline names, checkpoint paths or agent

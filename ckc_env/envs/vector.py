@@ -41,7 +41,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .. import batch, players
-from ..batch.agents import BatchAgent
+from ..batch.agents import BatchAgent, seat_keys
 from ..batch.state import BatchState
 from ..engine.actions import N_ACTIONS
 from ..observation import ENV_VERSION, LAYOUTS
@@ -114,6 +114,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             self.config, seed=derive_seed(seed, "deal"), batch_size=self.num_envs, num_players=counts
         )
         self.seat = self._draw_seats(self.state.n.astype(np.int64))
+        self._start_players(np.arange(self.num_envs))
         self._pending = np.zeros(self.num_envs)
         self._settle(np.arange(self.num_envs), self._pending)
         return self._observe(), self._info()
@@ -228,6 +229,13 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             state.n[slots] = self._draw_counts(len(slots))
         batch.reset(state, slots)
         self.seat[slots] = self._draw_seats(state.n[slots].astype(np.int64))
+        self._start_players(slots)
+
+    def _start_players(self, slots: np.ndarray) -> None:
+        """The opponents' random streams in the new games of ``slots``, from the games' keys."""
+        keys = seat_keys(self.state.key[slots])
+        for player in self._players:
+            player.start(slots, keys)
 
     def _restart(self, slots: np.ndarray) -> None:
         self._pending[slots] = 0.0

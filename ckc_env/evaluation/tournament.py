@@ -18,8 +18,9 @@ When every player has a batched form (the batched baselines and checkpoints,
 :func:`ckc_env.players.batch_capable`), the games are played on the batched engine
 (:mod:`ckc_env.batch`), up to :data:`BATCH_GAMES` at once in one process, with the same seating and
 per-game seeds: each player decides for all the games where it is to act in one call (a checkpoint
-in one forward pass). The batched engine draws its deals from its own stream (``batch.chance``),
-so the same seed gives other games than the scalar engine, with the same statistics.
+in one forward pass). Both engines deal a seed's game from one chance model (``engine.chance``) and
+the players draw their random choices alike, so the same lineup and seed give the same games, game
+by game, on either engine.
 ``engine="scalar"`` (``ckc-evaluate --engine scalar``) plays them one at a time as before.
 
 Every metric is reported as a mean over games with a 95% interval (:class:`Stat`): Wilson's score
@@ -47,7 +48,9 @@ import numpy as np
 
 from ..agents import Agent
 from ..batch.agents import BATCH_REGISTRY
+from ..batch.state import SEATS
 from ..config import COLOURS, GameConfig
+from ..engine.chance import key_of
 from ..observation import OBSERVATION
 from ..players import batch_capable, specs
 from ..players import build as build_player
@@ -114,12 +117,16 @@ def play_batched(
     ids = np.asarray(list(game_ids), dtype=np.int64)
     game_config = GameConfig.from_dict(config)
     state = batch.init(game_config, seeds=[derive_seed(seed, "game", int(g)) for g in ids])
-    chunk = int(ids[0]) if len(ids) else 0
-    seated = [
-        build_batched_player(spec, derive_seed(seed, "agent", "batch", chunk, i), trust)
-        for i, spec in enumerate(lineup)
-    ]
     size = len(ids)
+    seated = [build_batched_player(spec, None, trust) for spec in lineup]
+    games = np.arange(size)
+    for i, player in enumerate(seated):  # the scalar player's stream at its seat in each game
+        seats = (i + ids) % n
+        keys = np.zeros((size, SEATS), dtype=np.uint64)
+        keys[games, seats] = [
+            key_of(derive_seed(seed, "agent", int(g), int(s))) for g, s in zip(ids, seats, strict=True)
+        ]
+        player.start(games, keys)
     caught = np.zeros((size, n))
     rounds = np.zeros(size)
     record = state.record

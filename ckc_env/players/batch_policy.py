@@ -45,7 +45,8 @@ class BatchPolicyAgent(BatchAgent):
             chosen = np.argmax(logits, axis=1)
         else:
             running = np.cumsum(np.exp(logits - logits.max(1, keepdims=True)), axis=1)  # 0 at illegal actions
-            draws = self.rng.random(len(games))[:, None] * running[:, -1:]
+            fractions = (self.draw(state, games) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+            draws = fractions[:, None] * running[:, -1:]  # agents.base.sample, row by row
             chosen = np.argmax(running > draws, axis=1)  # the first action past the draw: a legal one
         if not legal[np.arange(len(games)), chosen].all():  # never handed to batch.apply, which trusts its caller
             raise ValueError(

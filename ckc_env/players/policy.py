@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..agents.base import Agent
+from ..agents.base import Agent, sample
 from ..engine.actions import N_ACTIONS
 from ..engine.view import PlayerView
 from ..files import InputError
@@ -145,5 +145,4 @@ class PolicyAgent(Agent):
         logits[~legal] = -np.inf
         if self.deterministic:
             return int(np.argmax(logits))
-        probs = np.exp(logits - logits.max())
-        return int(self.rng.choice(N_ACTIONS, p=probs / probs.sum()))
+        return sample(self.stream, logits)

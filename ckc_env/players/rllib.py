@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.base import Agent
-from ..engine.actions import N_ACTIONS
+from ..agents.base import Agent, sample
 from ..engine.view import PlayerView
 from ..observation import encoder, layout_by_size
 from .loading import RLLIB_MODULE, AgentSource, require_trust, rllib_module_dir
@@ -96,8 +95,7 @@ class RLlibAgent(Agent):
         logits[legal == 0] = -np.inf
         if self.deterministic:
             return int(np.argmax(logits))
-        probs = np.exp(logits - logits.max())
-        return int(self.rng.choice(N_ACTIONS, p=probs / probs.sum()))
+        return sample(self.stream, logits)
 
 
 # ---------------------------------------------------------------------- the module as a safe agent file

@@ -4,7 +4,7 @@ The game is a function of its config, its seed and its actions (RULES.md 9), so 
 more. The file also names the players and, once the game is over, the result, for the reader:
 
 ```json
-{"format": "ckc-replay", "version": 1, "env": "checkpoint_charlie_v1",
+{"format": "ckc-replay", "version": 1, "env": "checkpoint_charlie_v2",
  "config": {"num_players": 4, ...every GameConfig field...}, "seed": 7,
  "players": ["human", "bayes_v1", "eager", "random"], "actions": [0, 13, 0, ...],
  "finished": true, "result": {"totals": [...], "gold": [...], "winners": [...], "reasons": [...]}}
@@ -30,7 +30,7 @@ from ..files import read_json, short
 
 FORMAT = "ckc-replay"
 VERSION = 1
-ENV = "checkpoint_charlie_v1"
+ENV = "checkpoint_charlie_v2"
 MAX_NAME = 500
 """The longest player name a replay file may hold (names are shown with control characters escaped)."""
 
@@ -70,6 +70,11 @@ class Replay:
         if data.get("version") != VERSION:
             raise ValueError(
                 f"{source}: replay version {short(data.get('version'))} is not supported (this is {VERSION})"
+            )
+        if data.get("env", ENV) != ENV:
+            raise ValueError(
+                f"{source} records a game of {short(data.get('env'))}; this version plays {ENV}, whose seeds deal "
+                "other games (the env card's version history): replay it with the version that wrote it"
             )
         missing = [k for k in ("config", "seed", "players", "actions") if k not in data]
         if missing:
