@@ -45,13 +45,12 @@ def test_raw_env_stepped_after_the_game_is_over():
 
 @pytest.mark.parametrize("action", [40, -1, 3.5, "pass", np.int64(99)])
 def test_env_with_an_action_out_of_range(action):
-    """PettingZoo's wrappers stay (AssertOutOfBoundsWrapper is still one), with a message that names
+    """env() checks what PettingZoo's AssertOutOfBoundsWrapper checks, with a message that names
     the action, the range and the legal actions; the error is both an AssertionError, as the wrapper
     raises, and a ValueError."""
     aec = ckc_env.env()
     aec.reset(seed=0)
-    wrapper = aec.env
-    assert isinstance(wrapper, ckc_env.envs.aec.wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(aec, ckc_env.envs.aec.CheckedEnv) and aec.unwrapped is aec
     with pytest.raises(ActionOutOfRangeError, match=r"out of range for player_\d: actions are integers 0..39") as info:
         aec.step(action)
     assert isinstance(info.value, AssertionError) and isinstance(info.value, ValueError)

@@ -103,7 +103,12 @@ class Stream:
             self.counter = start + 1
             return word(self.key, start)
         self.counter = start + count
-        return [word(self.key, start + i) for i in range(count)]
+        if count < 8:
+            return [word(self.key, start + i) for i in range(count)]
+        import numpy as np  # many words at once: the same arithmetic on uint64 arrays (wrapping mod 2**64)
+
+        steps = np.arange(start, start + count, dtype=np.uint64)
+        return mix64(np.uint64(self.key) + steps * np.uint64(GOLDEN)).tolist()
 
     def below(self, bound: int) -> int:
         """An integer uniform in [0, bound) (the bias, bound / 2**64, is negligible)."""

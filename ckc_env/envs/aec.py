@@ -172,13 +172,15 @@ It is the public record of the round (`ckc_env.engine.summary`):
 ## Illegal actions
 
 `raw_env.step` raises `ValueError` naming the agent, the action and the legal actions, and
-changes nothing. `env()` wraps `raw_env` in PettingZoo's classic wrappers:
-`TerminateIllegalWrapper(illegal_reward=-1)` (an illegal action ends the game: the offender gets
--1 for that step, the others 0, rewards already given stand), `AssertOutOfBoundsWrapper` (a
-subclass whose error, `ActionOutOfRangeError`, both an `AssertionError` and a `ValueError`, names the
-action and the legal ones) and `OrderEnforcingWrapper`. Misuse is named too: `step`, `observe`
-or `last` before `reset()` (`RuntimeError`; `env()`'s order wrapper says the same), and `step`
-after every agent has been stepped out of a finished game (`RuntimeError`: call `reset()`).
+changes nothing. `env()` is `raw_env` with the checks of PettingZoo's classic wrappers folded in
+(`CheckedEnv`; the same behaviour as the wrapper layers, at less than half their cost per step):
+`TerminateIllegalWrapper(illegal_reward=-1)`'s (an illegal action ends the game: the offender gets
+-1 for that step, the others 0, rewards already given stand), `AssertOutOfBoundsWrapper`'s (an
+action outside Discrete(40) raises `ActionOutOfRangeError`, both an `AssertionError` and a
+`ValueError`, naming the action and the legal ones) and `OrderEnforcingWrapper`'s (reset before
+use; `agent_iter` gives the next agent only after a step). Misuse is named too: `step`, `observe`
+or `last` before `reset()` (`RuntimeError`), and `step` after every agent has been stepped out
+of a finished game (`RuntimeError`: call `reset()`).
 
 ## Rule decisions
 
@@ -265,7 +267,8 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.env_logger import EnvLogger
 
 from ..agents.base import LazyObservation
 from ..beliefs import Beliefs, beliefs
@@ -302,36 +305,13 @@ __doc__ = (
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The environment with PettingZoo's standard classic wrappers (see "Illegal actions")."""
-    aec = raw_env(**kwargs)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=-1)
-    aec = AssertOutOfBoundsWrapper(aec)
-    aec = wrappers.OrderEnforcingWrapper(aec)
-    return aec
+    """The environment with the checks of PettingZoo's classic wrappers (see "Illegal actions")."""
+    return CheckedEnv(**kwargs)
 
 
 class ActionOutOfRangeError(ValueError, AssertionError):
-    """An action outside Discrete(40). An AssertionError, as PettingZoo's wrapper raises, and a
-    ValueError, as the environment raises for every other bad action."""
-
-
-class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's wrapper, with a message that names the agent, the action and the legal ones
-    (its own says only "action is not in action space")."""
-
-    def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if agent not in self.terminations:  # every agent has left: raw_env says why
-            self.env.step(action)
-            return
-        done = self.terminations[agent] or self.truncations[agent]
-        if not (action is None and done) and not self.action_space(agent).contains(action):
-            legal = "none: the agent is done, step(None)" if done else self.unwrapped.table.legal_text()
-            raise ActionOutOfRangeError(
-                f"action {action!r} is out of range for {agent}: actions are integers 0..{N_ACTIONS - 1} "
-                f"(see the env card's action table); legal now: {legal}"
-            )
-        super().step(action)
+    """An action outside Discrete(40). An AssertionError, as PettingZoo's ``AssertOutOfBoundsWrapper``
+    raises, and a ValueError, as the environment raises for every other bad action."""
 
 
 class raw_env(AECEnv):
@@ -505,3 +485,97 @@ class raw_env(AECEnv):
 
     def action_to_string(self, action: int) -> str:
         return action_to_string(action)
+
+
+class CheckedEnv(raw_env):
+    """``raw_env`` with the checks of PettingZoo's classic wrappers folded in, in their order:
+    ``OrderEnforcingWrapper`` (reset before use, ``agent_iter`` steps between agents),
+    ``AssertOutOfBoundsWrapper`` (an action outside Discrete(40) raises :class:`ActionOutOfRangeError`,
+    naming the action and the legal ones) and ``TerminateIllegalWrapper(illegal_reward=-1)`` (an
+    illegal action ends the game: the offender gets -1, the others 0). The same behaviour as the
+    three wrapper layers, without their attribute delegation on every call, which cost more than
+    a step of the game itself."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._has_reset = False
+        self._has_updated = False
+        self._terminated = False  # ended by an illegal action
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._has_reset = True
+        self._has_updated = True
+        self._terminated = False
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return super().observe(agent)
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return super().state()
+
+    def render(self) -> str | None:
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderedIterable(self, max_iter)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not self.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = self.agent_selection
+        done = self.terminations[agent] or self.truncations[agent]
+        in_range = type(action) is int and 0 <= action < N_ACTIONS  # the common case, checked fast
+        if not in_range and not (action is None and done) and not self.action_spaces[agent].contains(action):
+            legal = "none: the agent is done, step(None)" if done else self.table.legal_text()
+            raise ActionOutOfRangeError(
+                f"action {short(action)} is out of range for {agent}: actions are integers 0..{N_ACTIONS - 1} "
+                f"(see the env card's action table); legal now: {legal}"
+            )
+        if done:
+            if self._terminated:
+                self._was_dead_step(action)
+                return
+            super().step(action)
+            return
+        if not self.table.is_legal(int(action)):  # TerminateIllegalWrapper: the game ends there
+            EnvLogger.warn_on_illegal_move()
+            self._cumulative_rewards[agent] = 0
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.rewards = dict.fromkeys(self.truncations, 0)
+            self.rewards[agent] = -1.0
+            self._accumulate_rewards()
+            self._deads_step_first()
+            self._terminated = True
+            return
+        super().step(action)
+
+
+class _OrderedIterable(AECIterable):
+    def __iter__(self) -> AECIterator:
+        return _OrderedIterator(self.env, self.max_iter)
+
+
+class _OrderedIterator(AECIterator):
+    """``agent_iter`` as ``OrderEnforcingWrapper`` gives it: each agent must be stepped (or the env
+    reset) before the next one is given."""
+
+    def __next__(self) -> str:
+        agent = super().__next__()
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return agent
