@@ -51,7 +51,9 @@ def _register_gymnasium_view() -> None:
         return
     if "CheckpointCharlie-v1" not in gymnasium.registry:
         gymnasium.register(
-            id="CheckpointCharlie-v1", entry_point="ckc_env.envs.single_agent:CheckpointCharlieSingleAgent"
+            id="CheckpointCharlie-v1",
+            entry_point="ckc_env.envs.single_agent:CheckpointCharlieSingleAgent",
+            vector_entry_point="ckc_env.envs.vector:gymnasium_vector_entry",
         )
 
 

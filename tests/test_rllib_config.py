@@ -30,7 +30,7 @@ def test_every_shipped_rllib_config_loads():
         ({"env": {"learning_seats": 6}}, r"env.learning_seats=6.*'all' or 1 to 5"),
         ({"env": {"learning_seats": "all", "opponents": "random"}}, r"env.opponents.*every seat learns"),
         ({"env": {"learning_seats": 1, "opponents": "nobody"}}, r"unknown player 'nobody'"),
-        ({"env": {"reward": "score"}}, r"env.reward='score'.*'points', 'win' or 'margin'"),
+        ({"env": {"reward": "score"}}, r"env.reward='score'.*'points', 'win', 'margin'"),
         ({"scaling": {"num_env_runners": -1}}, r"scaling.num_env_runners=-1.*>= 0"),
         ({"scaling": {"num_gpus": 1}}, r"scaling.num_gpus.*accepted keys"),
         ({"model": {"fcnet_hiddens": []}}, r"model.fcnet_hiddens.*non-empty list"),

@@ -46,7 +46,7 @@ def play(env: CheckpointCharlieSingleAgent, seed: int):
 
 
 def test_rewards_sum_to_the_final_points_even_when_another_seat_ends_the_game():
-    env = CheckpointCharlieSingleAgent(opponents="eager", num_players=5)
+    env = CheckpointCharlieSingleAgent(opponents="eager", num_players=5, summary_infos=True)
     ended_elsewhere = 0
     for seed in range(60):
         total, info, _ = play(env, seed)
@@ -57,7 +57,7 @@ def test_rewards_sum_to_the_final_points_even_when_another_seat_ends_the_game():
 
 
 def test_win_reward_reaches_the_learner():
-    env = CheckpointCharlieSingleAgent(opponents="eager", reward="win", num_players=3)
+    env = CheckpointCharlieSingleAgent(opponents="eager", reward="win", num_players=3, summary_infos=True)
     for seed in range(30):
         total, info, _ = play(env, seed)
         winners = info["final"]["winners"]
@@ -67,7 +67,7 @@ def test_win_reward_reaches_the_learner():
 
 
 def test_margin_reward_sums_to_the_lead_over_the_others_mean():
-    env = CheckpointCharlieSingleAgent(opponents="eager", reward="margin", num_players=4)
+    env = CheckpointCharlieSingleAgent(opponents="eager", reward="margin", num_players=4, summary_infos=True)
     for seed in range(30):
         total, info, _ = play(env, seed)
         totals = info["final"]["totals"]
@@ -84,9 +84,9 @@ def test_learner_seat_fixed_or_random():
         env.reset(seed=seed)
         seats.add(env.seat)
     assert seats == set(range(5))
-    fixed = CheckpointCharlieSingleAgent(opponents="random", learner_seat=3)
+    fixed = CheckpointCharlieSingleAgent(opponents="random", learner_seat=3, summary_infos=True)
     for seed in range(5):
-        assert fixed.reset(seed=seed)[1]["seat"] == 3
+        assert fixed.reset(seed=seed)[1]["seat"] == 3 and fixed.seat == 3
 
 
 def test_same_seed_same_episode():
@@ -122,7 +122,9 @@ def test_bad_arguments(kwargs, message):
 
 def test_several_player_counts_draw_a_count_per_episode_with_its_own_opponents():
     env = CheckpointCharlieSingleAgent(
-        num_players=[5, 3, 4], opponents={3: "bayes_v1", 4: ["random", "eager", "passive"], 5: "random"}
+        num_players=[5, 3, 4],
+        opponents={3: "bayes_v1", 4: ["random", "eager", "passive"], 5: "random"},
+        summary_infos=True,
     )
     assert env.counts == (3, 4, 5)
     seen = {}

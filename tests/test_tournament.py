@@ -1,7 +1,9 @@
 """Tournaments (ckc_env.evaluation.tournament) and their command line (training/evaluate.py).
 
-- Seat rotation: game g seats lineup player i at seat (i + g) mod n, and every result lands on the
-  lineup player who earned it (checked with a stand-in for ``play_game`` that reports seats).
+- Seatings: the balanced design (every player in every seat and right after every other player
+  equally often, the lineup's order immaterial) and rotation (game g seats lineup player i at seat
+  (i + g) mod n); every result lands on the lineup player who earned it (checked with a stand-in for
+  ``play_game`` that reports seats).
 - Determinism: results depend on the seed only, not on the number of workers.
 - Statistics: win shares, the 95% intervals of ``Stat.of``, the game count rounded up to a
   multiple of n.
@@ -61,7 +63,7 @@ def seat_reporting_games(monkeypatch):
 @pytest.mark.parametrize("lineup", [FAST, [*FAST, "cheater"], [*FAST, "cheater", "bayes_v1"]])
 def test_seats_rotate_and_results_follow_the_players(seat_reporting_games, lineup):
     n = len(lineup)
-    result = run_tournament(lineup, games=3 * n, seed=7, workers=1, engine="scalar")  # play_game is spied on
+    result = run_tournament(lineup, games=3 * n, seed=7, workers=1, engine="scalar", seating="rotate")  # spied on
     seats = result.per_game["points"]  # seats[i][g]: where lineup player i sat in game g
     for i in range(n):
         assert seats[i] == [float((i + g) % n) for g in range(3 * n)]
@@ -72,9 +74,40 @@ def test_seats_rotate_and_results_follow_the_players(seat_reporting_games, lineu
         assert names == [lineup[(s - g) % n] for s in range(n)]
 
 
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_balanced_seatings_average_out_the_order_around_the_table(seat_reporting_games, n):
+    """Every player sits in every seat, and right after every other player, equally often; the
+    order of the lineup changes nobody's results."""
+    lineup = ["random", "passive", "eager", "cheater", "bayes_v1"][:n]
+    result = run_tournament(lineup, games=1, seed=7, workers=1, engine="scalar")
+    size = {3: 6, 4: 24, 5: 20}[n]
+    assert result.games == size and result.seating == {"scheme": "balanced", "arrangements": size}
+    seats = np.array(result.per_game["points"], dtype=int)  # seats[i][g]
+    for i in range(n):
+        assert sorted(np.bincount(seats[i], minlength=n)) == [size // n] * n
+    follows = {(i, j): 0 for i in range(n) for j in range(n) if i != j}
+    for g in range(size):
+        for i in range(n):
+            j = int(np.flatnonzero(seats[:, g] == (seats[i, g] + 1) % n)[0])
+            follows[i, j] += 1
+    assert len(set(follows.values())) == 1  # each ordered pair adjacent equally often
+    shuffled = [lineup[k] for k in reversed(range(n))]
+    other = run_tournament(shuffled, games=1, seed=7, workers=1, engine="scalar")
+    for i, label in enumerate(lineup):
+        assert other.per_game["points"][shuffled.index(label)] == result.per_game["points"][i]
+
+
+def test_mixed_table_results_do_not_depend_on_the_lineup_order():
+    a = run_tournament(["bayes_v1", "passive", "random"], games=12, seed=3, engine="batched")
+    b = run_tournament(["random", "bayes_v1", "passive"], games=12, seed=3, engine="batched")
+    for label in ("bayes_v1", "passive", "random"):
+        assert a.per_game["win"][a.labels.index(label)] == b.per_game["win"][b.labels.index(label)]
+
+
 def test_seating_in_real_games():
     """The private chunk player reports the seating it used: each lineup index sits everywhere."""
-    chunk = tournament._play_chunk((FAST, {"num_players": 3}, 0, range(6), False))
+    arrangements = tournament.seatings(FAST, "rotate")
+    chunk = tournament._play_chunk((FAST, {"num_players": 3}, 0, range(6), False, arrangements))
     assert [g for g, _ in chunk] == list(range(6))
     for g, record in chunk:
         assert record["seating"] == [(s - g) % 3 for s in range(3)]
@@ -147,20 +180,28 @@ def test_win_and_chief_rates_are_reported_as_rates():
 
 
 def test_result_statistics_come_from_the_per_game_values():
-    result = run_tournament(FAST, games=9, seed=1, workers=1)
+    result = run_tournament(FAST, games=12, seed=1, workers=1)
     for i, stats in enumerate(result.stats()):
         for metric in METRICS:
-            assert len(result.per_game[metric][i]) == 9
+            assert len(result.per_game[metric][i]) == 12
             assert stats[metric] == metric_stat(metric, result.per_game[metric][i])
     players = result.to_json()["players"]
     assert players[0]["win"]["ci95"] == [result.stats()[0]["win"].low, result.stats()[0]["win"].high]
 
 
 @pytest.mark.parametrize(
-    ("lineup", "asked", "played"), [(FAST, 4, 6), (FAST, 6, 6), (FAST, 1, 3), ([*FAST, "random"], 5, 8)]
+    ("lineup", "seating", "asked", "played"),
+    [
+        (FAST, "balanced", 4, 6),
+        (FAST, "balanced", 7, 12),
+        ([*FAST, "random"], "balanced", 5, 24),
+        ([*FAST, "random", "cheater"], "balanced", 21, 40),
+        (FAST, "rotate", 1, 3),
+        ([*FAST, "random"], "rotate", 5, 8),
+    ],
 )
-def test_games_are_rounded_up_to_a_multiple_of_the_seats(lineup, asked, played):
-    result = run_tournament(lineup, games=asked, seed=0, workers=1)
+def test_games_are_rounded_up_to_a_multiple_of_the_seating_design(lineup, seating, asked, played):
+    result = run_tournament(lineup, games=asked, seed=0, workers=1, seating=seating)
     assert result.games == played
     assert all(len(values) == played for metric in METRICS for values in result.per_game[metric])
 
@@ -179,11 +220,13 @@ def test_save_writes_json_and_csv(tmp_path):
         "seed",
         "rounds_per_game",
         "engine",
+        "seating",
         "intervals",
         "players",
     }
     assert data["labels"] == ["bayes_v1", "random", "bayes_v1(sure=0.7)"]
-    assert data["games"] == 3 and data["config"]["num_players"] == 3
+    assert data["games"] == 6 and data["config"]["num_players"] == 3
+    assert data["seating"] == {"scheme": "balanced", "arrangements": 6}
     assert set(data["players"][0]) == set(METRICS)
     rows = list(csv.reader(csv_path.open()))
     assert rows[0] == ["player", *(f"{m}_{k}" for m in METRICS for k in ("mean", "low", "high"))]
@@ -196,22 +239,24 @@ def test_save_writes_json_and_csv(tmp_path):
 def test_table_lists_every_player():
     result = run_tournament(FAST, games=3, seed=0, workers=1)
     lines = result.table().splitlines()
-    assert lines[0] == "3 players, 3 games, seats rotated, seed 0"  # what the table summarises
+    assert lines[0] == "3 players, 6 games, balanced seatings, seed 0"  # what the table summarises
+    rotated = run_tournament(FAST, games=3, seed=0, workers=1, seating="rotate")
+    assert rotated.table().splitlines()[0] == "3 players, 3 games, seats rotated, seed 0"
     assert lines[2].startswith("| player | win rate |")
     assert [line.split("|")[1].strip() for line in lines[4:]] == FAST
 
 
 def test_round_robin_plays_every_table():
     players = ["random", "passive", "eager", "bayes_v1", "cheater"]
-    result = round_robin(players, num_players=3, games=30, seed=0, workers=1)
+    result = round_robin(players, num_players=3, games=60, seed=0, workers=1)
     assert len(result.results) == 10  # C(5, 3)
     tables = [set(r.labels) for r in result.results]
     assert len({frozenset(t) for t in tables}) == 10
     for player in players:
         assert sum(player in t for t in tables) == 6  # C(4, 2)
-    assert all(r.games == 3 for r in result.results)
+    assert all(r.games == 6 for r in result.results)
     lines = result.ranking().splitlines()
-    assert lines[0] == "3 players, 10 table(s), 30 games"
+    assert lines[0] == "3 players, 10 table(s), 60 games"
     ranked = [line.split("|")[2].strip() for line in lines[4:]]
     assert sorted(ranked) == sorted(players)
     assert [int(line.split("|")[1]) for line in lines[4:]] == [1, 2, 3, 4, 5]
@@ -297,7 +342,7 @@ def test_cli_lineup(tmp_path, capsys, monkeypatch):
     assert "| bayes_v1(sure=0.7) |" in out and "| random |" in out and "| passive |" in out
     data = json.loads(prefix.with_suffix(".json").read_text())
     assert data["labels"] == ["bayes_v1(sure=0.7)", "random", "passive"]
-    assert data["config"]["stasi"] is True and data["seed"] == 4 and data["games"] == 3
+    assert data["config"]["stasi"] is True and data["seed"] == 4 and data["games"] == 6
     assert prefix.with_suffix(".csv").is_file()
     evaluate.main(args)  # no --out: no files
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["eval.csv", "eval.json"]
@@ -307,22 +352,22 @@ def test_cli_defaults_use_all_cores_and_a_progress_bar(tmp_path, capsys, monkeyp
     seen = {}
     real = tournament.run_tournament
 
-    def spy(lineup, games, seed, config, workers, progress, trust_checkpoint=False, engine="auto"):
+    def spy(lineup, games, seed, config, workers, progress, trust_checkpoint=False, engine="auto", **more):
         seen.update(workers=workers, progress=progress, trust_checkpoint=trust_checkpoint, engine=engine)
-        return real(lineup, games, seed, config, 1, progress, engine=engine)
+        return real(lineup, games, seed, config, 1, progress, engine=engine, **more)
 
     monkeypatch.setattr(evaluate, "run_tournament", spy)
     evaluate.main(["--lineup", *FAST, "--games", "3"])
     assert seen == {"workers": None, "progress": True, "trust_checkpoint": False, "engine": "auto"}  # None: all cores
-    assert "3/3" in capsys.readouterr().err
+    assert "6/6" in capsys.readouterr().err
 
 
 def test_cli_round_robin(tmp_path, capsys):
     prefix = tmp_path / "rr"
     players = ["random", "passive", "eager", "cheater"]
-    evaluate.main(["--round-robin", *players, "--num-players", "3", "--games", "12", *QUICK, "--out", str(prefix)])
+    evaluate.main(["--round-robin", *players, "--num-players", "3", "--games", "24", *QUICK, "--out", str(prefix)])
     out = capsys.readouterr().out
-    assert out.startswith("3 players, 4 table(s), 12 games")
+    assert out.startswith("3 players, 4 table(s), 24 games")
     for player in players:
         assert out.count(f"| {player} |") == 1
     data = json.loads(prefix.with_suffix(".json").read_text())
@@ -331,7 +376,7 @@ def test_cli_round_robin(tmp_path, capsys):
 
 def test_cli_round_robin_seats_default_to_the_players(capsys):
     evaluate.main(["--round-robin", *FAST, "--games", "3", *QUICK])
-    assert capsys.readouterr().out.startswith("3 players, 1 table(s), 3 games")
+    assert capsys.readouterr().out.startswith("3 players, 1 table(s), 6 games")
 
 
 BAD_ARGS = [

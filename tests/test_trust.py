@@ -86,7 +86,7 @@ def test_the_hostile_zip_really_runs_its_payload_when_trusted(evil, marker, monk
     agent = PolicyAgent(evil, trust_checkpoint=True)
     assert marker.exists()
     result = run_tournament([evil, "random", "random"], games=3, seed=0, workers=1, trust_checkpoint=True)
-    assert result.games == 3 and agent.layout is OBSERVATION
+    assert result.games == 6 and agent.layout is OBSERVATION
     with pytest.raises(ValueError, match=REFUSED):  # loaded and cached above: still refused untrusted
         PolicyAgent(evil)
     monkeypatch.setenv(loading.TRUST_ENV, "1")

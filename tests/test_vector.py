@@ -111,12 +111,12 @@ def test_rewards_add_up_to_the_game_result(reward):
 
 
 def same_episodes(episodes: int, slots: int, steps: int, reward: str = "points", **options) -> None:
-    """Statistical equivalence with ``CheckpointCharlieSingleAgent`` (the two draw their deals from
-    different streams, so the games differ): a random learner gets the same mean return, plays as
+    """Statistical equivalence with ``CheckpointCharlieSingleAgent`` (the two seed their games and seats
+    differently, so the games differ): a random learner gets the same mean return, plays as
     many decisions per game and wins as often, within 4 standard errors."""
     rng = np.random.default_rng(1)
     scalar = {"return": [], "length": [], "win": []}
-    env = CheckpointCharlieSingleAgent(reward=reward, **options)
+    env = CheckpointCharlieSingleAgent(reward=reward, summary_infos=True, **options)
     for episode in range(episodes):
         env.reset(seed=episode)
         total, length, done = 0.0, 0, False

@@ -47,6 +47,7 @@ from typing import Any
 from ckc_env.config import GameConfig, load_yaml_mapping
 from ckc_env.files import short
 from ckc_env.players import specs
+from ckc_env.table import options
 from ckc_env.table.options import fail, is_per_count, per_count, player_counts
 
 PPO_EXCLUDED = (
@@ -303,19 +304,11 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
     kwargs["game"] = {**game, "num_players": list(counts)} if len(counts) > 1 else dict(game)
     n = counts[0]
     if "reward" in data:
-        if data["reward"] not in ("points", "win", "margin"):
-            fail("reward", data["reward"], "'points', 'win' or 'margin'")
-        kwargs["reward"] = data["reward"]
+        kwargs["reward"] = options.reward(data["reward"])
     if "belief_features" in data:
-        value = data["belief_features"]
-        if not (isinstance(value, bool) or value == "players"):
-            fail("belief_features", value, "true, false or 'players'")
-        kwargs["belief_features"] = value
+        kwargs["belief_features"] = options.belief_features(data["belief_features"])
     if "learner_seat" in data:
-        seat = data["learner_seat"]
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
-            fail("learner_seat", seat, f"'random' or 0 to {n - 1}")
-        kwargs["learner_seat"] = seat
+        kwargs["learner_seat"] = options.learner_seat(data["learner_seat"], counts)
     if "opponents" in data:
         kwargs["opponents"] = seat_specs("opponents", data["opponents"], counts)
     if "self_play" in data:

@@ -46,6 +46,8 @@ from typing import Any
 from ckc_env import cli, configs, players
 from ckc_env.agents import REGISTRY
 from ckc_env.config import load_yaml_mapping
+from ckc_env.evaluation.paired import compare
+from ckc_env.evaluation.seating import SCHEMES
 from ckc_env.evaluation.tournament import ENGINES, round_robin, run_tournament
 from ckc_env.players import specs
 
@@ -60,8 +62,28 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--lineup", nargs="+", metavar="PLAYER", help="3 to 5 players, one per seat (seats rotate)")
+    mode.add_argument("--lineup", nargs="+", metavar="PLAYER", help="3 to 5 players, one per seat")
     mode.add_argument("--round-robin", nargs="+", metavar="PLAYER", help="distinct players for every table")
+    mode.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("FIRST", "SECOND"),
+        help="two players in the same seat on the same deals against --opponents: their difference with a "
+        "paired interval",
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        metavar="PLAYER",
+        help="with --compare: the other seats (one player for all, or one per seat)",
+    )
+    parser.add_argument(
+        "--seating",
+        choices=SCHEMES,
+        default="balanced",
+        help="balanced (default): every player in every seat and right after every other equally often, the "
+        "lineup's order immaterial; rotate: the lineup's order, rotated",
+    )
     parser.add_argument(
         "--num-players",
         type=cli.integer(3, 5),
@@ -112,6 +134,31 @@ def main(argv: Sequence[str] | None = None) -> None:
 
             _pyplot()  # matplotlib missing: say so before the games are played
         config = load_rules(args.rules)
+        if (args.opponents is not None) != (args.compare is not None):
+            raise ValueError("--opponents goes with --compare FIRST SECOND (the players the two meet)")
+        if args.compare is not None:
+            first, second = (specs.from_text(p) for p in args.compare)
+            opponents = [specs.from_text(p) for p in args.opponents]
+            for spec in (first, second, *opponents):
+                players.validate(spec, trust_checkpoint=trust)
+            paired = compare(
+                first,
+                second,
+                opponents if len(opponents) > 1 else opponents[0],
+                args.games,
+                args.seed,
+                config,
+                args.workers,
+                progress,
+                trust_checkpoint=trust,
+                engine=args.engine,
+                seating=args.seating,
+                num_players=args.num_players,
+            )
+            print(paired.table())
+            if args.out:
+                print(f"wrote {paired.save(args.out)}", file=sys.stderr)
+            return
         if args.lineup is not None:
             lineup = [specs.from_text(p) for p in args.lineup]
             if args.num_players is not None:
@@ -127,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 progress,
                 trust_checkpoint=trust,
                 engine=args.engine,
+                seating=args.seating,
             )
             print(result.table())
             if args.out:
@@ -151,6 +199,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 progress,
                 trust_checkpoint=trust,
                 engine=args.engine,
+                seating=args.seating,
             )
             print(result.ranking())
             if args.out:

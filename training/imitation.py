@@ -62,8 +62,8 @@ def collect(
     observations, masks, actions, returns = [], [], [], []
     games = 0
     while len(actions) < decisions:
-        observation, info = env.reset(seed=derive_seed(seed, "game", games))
-        spec = teacher[info["num_players"]] if isinstance(teacher, Mapping) and "name" not in teacher else teacher
+        observation, _ = env.reset(seed=derive_seed(seed, "game", games))
+        spec = teacher[env.table.n] if isinstance(teacher, Mapping) and "name" not in teacher else teacher
         agent = players.build(spec, seed=derive_seed(seed, "teacher", games), trust_checkpoint=trust_checkpoint)
         games += 1
         agent.reset(env.seat, env.table.config)

@@ -33,6 +33,7 @@ from typing import Any
 from ckc_env.config import GameConfig, load_yaml_mapping
 from ckc_env.files import short
 from ckc_env.players import specs
+from ckc_env.table import options
 from ckc_env.table.options import fail
 
 from .config import count, ranged, reject_unknown, seat_specs
@@ -166,12 +167,10 @@ def _env(section: Any, n: int) -> dict[str, Any]:
     seats = env.get("learning_seats", "all")
     if seats != "all" and (isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= n):
         fail("env.learning_seats", seats, f"'all' or 1 to {n}")
-    if "reward" in env and env["reward"] not in ("points", "win", "margin"):
-        fail("env.reward", env["reward"], "'points', 'win' or 'margin'")
-    if "belief_features" in env and not (
-        isinstance(env["belief_features"], bool) or env["belief_features"] == "players"
-    ):
-        fail("env.belief_features", env["belief_features"], "true, false or 'players'")
+    if "reward" in env:
+        options.reward(env["reward"], name="env.reward")
+    if "belief_features" in env:
+        options.belief_features(env["belief_features"], name="env.belief_features")
     if "illegal_penalty" in env:
         ranged("env.illegal_penalty", env["illegal_penalty"], "number", None, None, False, False)
     others = n - (n if seats == "all" else seats)

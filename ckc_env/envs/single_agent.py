@@ -9,18 +9,21 @@ objects, as in :mod:`ckc_env.evaluation.tournament`). The learner sees its own o
 
 | | |
 |---|---|
-| Observation | the learner's observation vector: Box(float32, (731,)), or (845,) with ``belief_features=True`` |
+| Observation | the learner's observation vector: Box(float32, (736,)), (850,) with ``belief_features=True``, (964,) with ``belief_features="players"`` (the env card's layout) |
 | Action | Discrete(40), the action table of the env card; ``action_masks()`` marks the legal ones |
 | Reward | everything the learner earned since its previous decision, including what the game's end brings when another seat's decision ends it: chip values with ``reward="points"``; the share of +1/-1 at the end with ``reward="win"``; with ``reward="margin"``, its chip values minus the mean of the other seats' (over a game: its final points minus the others' mean, a dense signal for beating them rather than for scoring alone) |
 | Episode end | the game's end (``terminated``); never truncated |
-| Illegal action | ends the game at once: ``terminated=True``, reward ``illegal_penalty`` (default -1), ``info["illegal_action"] = True``. Checkers send unmasked actions, so this must not crash. |
+| Illegal action | ends the game at once: ``terminated=True``, reward ``illegal_penalty`` (default -1), ``info["illegal_action"] = True`` (with ``action`` and ``legal_actions``). Checkers send unmasked actions, so this must not crash. |
 
 Arguments: ``opponents`` (one spec, alone or in a list, for every other seat, or a list of n-1
 specs in seat order after the learner; with several player counts, also a mapping
 ``{count: opponents}``), ``num_players`` (a count, or a list of counts such as ``[3, 4, 5]``: each
-episode draws one uniformly, and ``info["num_players"]`` says which; the observation layout is the
+episode draws one uniformly, and ``env.table.n`` says which; the observation layout is the
 same for every count), ``learner_seat`` (``"random"`` or a seat), ``belief_features``, ``reward``,
-``illegal_penalty``, ``render_mode`` (``"ansi"``, ``"human"``), ``trust_checkpoint`` (let
+``illegal_penalty``, ``render_mode`` (``"ansi"``, ``"human"``), ``summary_infos`` (infos are empty
+by default; with True they hold ``seat`` and ``num_players`` at every step, the round's summary
+and the learner's own chips when a round ended, ``final``, ``is_winner`` and ``win_share`` at the
+game's end, each key always of one type), ``trust_checkpoint`` (let
 stable-baselines3 ``.zip`` opponents load: their loading unpickles; safe agent files need no
 trust), and any game option of :class:`~ckc_env.config.GameConfig`.
 """
@@ -61,8 +64,10 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         render_mode: str | None = None,
         trust_checkpoint: bool = False,
         num_players: int | Sequence[int] = 5,
+        summary_infos: bool = False,
         **rules: Any,
     ) -> None:
+        self.summary_infos = options.flag("summary_infos", summary_infos)
         self.reward = options.reward(reward)
         self.counts = options.player_counts(num_players)
         options.belief_features(belief_features)
@@ -155,13 +160,17 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         return self.table.observation(self.seat)
 
     def _info(self) -> dict[str, Any]:
-        # Fresh objects every call: callers keep what they are given.
+        """Empty by default (batching collectors and gymnasium's vector envs stack infos step by step);
+        with ``summary_infos`` the same keys with the same types at every step, plus the round's
+        summary when a round ended and the game's result when it is over. Fresh objects every call."""
+        if not self.summary_infos:
+            return {}
         game = self.table.game
         info: dict[str, Any] = {"seat": self.seat, "num_players": game.n}
         if len(game.summaries) > self._summaries_seen:  # a round ended since the last decision
             self._summaries_seen = len(game.summaries)
             values = self.table.views[self.seat].own_chip_values
-            info["round_summary"] = _copy(game.summaries[-1])
+            info["round_summary"] = fixed_types(game.summaries[-1])
             info["own_chips"] = {"values": values, "points": sum(values)}
         if game.game_over:
             final = _copy(game.final)
@@ -169,6 +178,16 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
             info["is_winner"] = self.seat in final["winners"]
             info["win_share"] = 1.0 / len(final["winners"]) if self.seat in final["winners"] else 0.0
         return info
+
+
+def fixed_types(summary: dict[str, Any]) -> dict[str, Any]:
+    """A round summary whose seat fields are always ints (-1 for nobody, where the engine's summary
+    says None), so that vectorised infos keep one type per key."""
+    out = _copy(summary)
+    for key in ("stasi_exposed", "stasi_taken_by"):
+        if out[key] is None:
+            out[key] = -1
+    return out
 
 
 def _copy(data: Any) -> Any:

@@ -110,6 +110,9 @@ class SubprocVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"invalid start_method={start_method!r}: accepted values here are {methods}")
         self.num_envs = int(num_envs)
         self.workers = int(workers)
+        mode = kwargs.get("autoreset_mode", AutoresetMode.SAME_STEP)  # checked by the shards
+        if getattr(mode, "value", mode) in ("NextStep", "SameStep"):
+            self.metadata = {**self.metadata, "autoreset_mode": AutoresetMode(getattr(mode, "value", mode))}
         self.sizes = [len(part) for part in np.array_split(np.arange(self.num_envs), self.workers)]
         self.bounds = np.cumsum([0, *self.sizes])
         context = mp.get_context(start_method)

@@ -45,6 +45,7 @@ from ..batch.agents import BatchAgent, seat_keys
 from ..batch.state import BatchState
 from ..engine.actions import N_ACTIONS
 from ..observation import ENV_VERSION, LAYOUTS
+from ..render import UnsupportedRenderModeError
 from ..seeding import derive_seed
 from ..table import options
 from ..table.batched import play, seat_rewards
@@ -65,10 +66,22 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         reward: str = "points",
         illegal_penalty: float = -1.0,
         trust_checkpoint: bool = False,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+        render_mode: None = None,
         **rules: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             options.fail("num_envs", num_envs, "integers >= 1")
+        if render_mode is not None:
+            raise UnsupportedRenderModeError(
+                f"invalid render_mode={render_mode!r}: the vector environment renders nothing"
+            )
+        modes = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
+        mode = modes.get(getattr(autoreset_mode, "value", autoreset_mode))
+        if mode is None:
+            options.fail("autoreset_mode", autoreset_mode, f"AutoresetMode.SAME_STEP or NEXT_STEP ({list(modes)})")
+        self.autoreset_mode = mode
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
         options.reward(reward)
         options.belief_features(belief_features, batched=True)
         self.counts = list(options.player_counts(rules.pop("num_players", 5)))
@@ -99,6 +112,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self.state: BatchState | None = None
         self.seat = np.zeros(self.num_envs, dtype=np.int64)
         self._pending = np.zeros(self.num_envs)
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -116,6 +130,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self.seat = self._draw_seats(self.state.n.astype(np.int64))
         self._start_players(np.arange(self.num_envs))
         self._pending = np.zeros(self.num_envs)
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._settle(np.arange(self.num_envs), self._pending)
         return self._observe(), self._info()
 
@@ -128,21 +143,28 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(
                 f"actions must be integers of shape ({self.num_envs},), got {actions.dtype} {actions.shape}"
             )
+        resetting = self._autoreset  # NEXT_STEP: the slots whose game ended last step start anew, actions ignored
+        if resetting.any():
+            self._restart(np.flatnonzero(resetting))
         mask = batch.legal_action_mask(state)
         inside = (actions >= 0) & (actions < N_ACTIONS)
-        legal = inside & (mask[np.arange(self.num_envs), np.where(inside, actions, 0)] == 1)
-        rewards = self._pending.copy()
-        self._pending[:] = 0.0
+        legal = inside & (mask[np.arange(self.num_envs), np.where(inside, actions, 0)] == 1) & ~resetting
+        rewards = np.where(resetting, 0.0, self._pending)
+        self._pending[~resetting] = 0.0
         moving = np.flatnonzero(legal)
         batch.apply(state, actions, games=moving)
         rewards += self._collect()
         self._play_others(rewards)
-        illegal = ~legal
+        illegal = ~legal & ~resetting
         rewards[illegal] = self.illegal_penalty
-        terminated = illegal | state.game_over
+        terminated = (illegal | state.game_over) & ~resetting
         infos = self._info()
         ended = np.flatnonzero(terminated)
-        if len(ended):
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            if len(ended):
+                infos.update(self._final_info(terminated, illegal))
+            self._autoreset = terminated.copy()
+        elif len(ended):
             final_obs = self._observe()  # the finished games, before their slots are dealt again
             infos["final_obs"] = np.full(self.num_envs, None, dtype=object)
             for b in ended:
@@ -151,15 +173,17 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             infos["final_info"] = self._final_info(terminated, illegal)
             infos["_final_info"] = terminated.copy()
             self._restart(ended)
-            infos["seat"] = self.seat.copy()
-            infos["num_players"] = state.n.astype(np.int64)
+            infos.update(self._info())
         return self._observe(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), infos
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, 40) bool: each slot learner's legal actions."""
+        """(num_envs, 40) bool: each slot learner's legal actions; with ``NEXT_STEP`` autoreset, every
+        action for a slot whose game just ended (its next step starts a new game and ignores it)."""
         if self.state is None:
             raise RuntimeError("action_masks() before reset(): call reset() first")
-        return batch.legal_action_mask(self.state).astype(bool)
+        masks = batch.legal_action_mask(self.state).astype(bool)
+        masks[self._autoreset] = True
+        return masks
 
     def close(self, **kwargs: Any) -> None:
         self.state = None
@@ -246,7 +270,14 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         return batch.observe(self.state, seats=self.seat, layout=self.layout)
 
     def _info(self) -> dict[str, Any]:
-        return {"seat": self.seat.copy(), "num_players": self.state.n.astype(np.int64)}
+        """The seat and player count of every slot's game, with gymnasium's presence masks."""
+        present = np.ones(self.num_envs, dtype=bool)
+        return {
+            "seat": self.seat.copy(),
+            "_seat": present,
+            "num_players": self.state.n.astype(np.int64),
+            "_num_players": present.copy(),
+        }
 
     def _final_info(self, terminated: np.ndarray, illegal: np.ndarray) -> dict[str, Any]:
         """The learner's result in each finished game (zeros elsewhere)."""
@@ -269,3 +300,11 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             "illegal_action": illegal & terminated,
             "_illegal_action": terminated.copy(),
         }
+
+
+def gymnasium_vector_entry(num_envs: int, **kwargs: Any) -> CheckpointCharlieVectorEnv:
+    """The vector entry point of ``CheckpointCharlie-v1`` (``gymnasium.make_vec(..., vectorization_mode=
+    "vector_entry_point")``): the batched engine's vector environment, autoresetting in gymnasium's
+    default mode, ``NEXT_STEP``, unless ``autoreset_mode`` says otherwise."""
+    kwargs.setdefault("autoreset_mode", AutoresetMode.NEXT_STEP)
+    return CheckpointCharlieVectorEnv(num_envs, **kwargs)

@@ -8,11 +8,14 @@ Players are named by specs (:mod:`ckc_env.players.specs`: a registered agent nam
 parameters, or a checkpoint path); every worker builds its own players from them. A
 stable-baselines3 ``.zip`` plays only with ``trust_checkpoint=True`` (its loading unpickles).
 
-Seats rotate: game g seats lineup player i at seat (i + g) mod n, so with a number of games that
-is a multiple of n every player sits everywhere equally often (the game count is rounded up to
-one). Game g is dealt with seed ``derive_seed(seed, "game", g)`` and the player at seat s gets
-``derive_seed(seed, "agent", g, s)`` (:mod:`ckc_env.seeding`), whatever the number of workers, so
-results do not depend on how the games were split.
+Seatings (:mod:`ckc_env.evaluation.seating`): by default a balanced design, in which every player
+sits in every seat and right after every other player equally often, laid over the lineup sorted
+by label, so the order of the lineup does not change anyone's results; the game count is rounded
+up to a multiple of the design's size (6, 24 or 20 arrangements for 3, 4 or 5 players).
+``seating="rotate"`` rotates the lineup's own order instead. Game g is dealt with seed
+``derive_seed(seed, "game", g)`` and the player at seat s gets ``derive_seed(seed, "agent", g, s)``
+(:mod:`ckc_env.seeding`), whatever the number of workers, so results do not depend on how the
+games were split.
 
 When every player has a batched form (the batched baselines and checkpoints,
 :func:`ckc_env.players.batch_capable`), the games are played on the batched engine
@@ -62,6 +65,7 @@ from ..seeding import derive_seed
 from ..table.batched import play
 from ..table.rewards import win_share
 from ..table.scalar import Table
+from .seating import describe, seatings
 
 METRICS = ("win", "points", "gold", "white", "black", "chief_rate")
 """Per game: win share (1/k for a k-way shared win), final points, chips of each colour, and the
@@ -107,21 +111,29 @@ ENGINES = ("auto", "batched", "scalar")
 
 
 def play_batched(
-    lineup: Sequence[PlayerSpec], config: dict[str, Any], seed: int, game_ids: Sequence[int], trust: bool = False
+    lineup: Sequence[PlayerSpec],
+    config: dict[str, Any],
+    seed: int,
+    game_ids: Sequence[int],
+    trust: bool = False,
+    arrangements: Sequence[Sequence[int]] | None = None,
 ) -> list[tuple[int, dict[str, Any]]]:
-    """The games ``game_ids`` on the batched engine, seated and seeded as ``_play_chunk`` seats them;
-    the same per-game records."""
+    """The games ``game_ids`` on the batched engine, seated (``arrangements``: the seatings,
+    game g plays ``arrangements[g % len]``; default rotation) and seeded as ``_play_chunk`` seats
+    them; the same per-game records."""
     from .. import batch
 
     n = len(lineup)
     ids = np.asarray(list(game_ids), dtype=np.int64)
+    arrangements = np.asarray(arrangements if arrangements is not None else seatings(["x"] * n, "rotate"))
+    at_seat = arrangements[ids % len(arrangements)]  # (games, n): the lineup index at each seat
     game_config = GameConfig.from_dict(config)
     state = batch.init(game_config, seeds=[derive_seed(seed, "game", int(g)) for g in ids])
     size = len(ids)
     seated = [build_batched_player(spec, None, trust) for spec in lineup]
     games = np.arange(size)
     for i, player in enumerate(seated):  # the scalar player's stream at its seat in each game
-        seats = (i + ids) % n
+        seats = np.argmax(at_seat == i, axis=1)
         keys = np.zeros((size, SEATS), dtype=np.uint64)
         keys[games, seats] = [
             key_of(derive_seed(seed, "agent", int(g), int(s))) for g, s in zip(ids, seats, strict=True)
@@ -144,14 +156,14 @@ def play_batched(
         state,
         seated,
         lambda: np.flatnonzero(state.pending_kind >= 0),
-        lambda games: (state.pending_seat[games] - ids[games]) % n,  # the lineup index at the acting seat
+        lambda games: at_seat[games, state.pending_seat[games]],  # the lineup index at the acting seat
         count_rounds,
     )
     winners = state.winners[:, :n]
     share = win_share(winners, winners.sum(1, keepdims=True))
     out = []
     for k, g in enumerate(ids):
-        seating = [(i - int(g)) % n for i in range(n)]
+        seating = at_seat[k].tolist()
         out.append(
             (
                 int(g),
@@ -169,12 +181,11 @@ def play_batched(
 
 
 def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
-    lineup, config, seed, game_ids, trust = args
-    n = len(lineup)
+    lineup, config, seed, game_ids, trust, arrangements = args
     table = Table(GameConfig.from_dict(config), OBSERVATION)
     out = []
     for g in game_ids:
-        seating = [(i - g) % n for i in range(n)]  # seating[s] = lineup index at seat s
+        seating = list(arrangements[g % len(arrangements)])  # seating[s] = lineup index at seat s
         agents = [
             build_player(lineup[i], seed=derive_seed(seed, "agent", g, s), trust_checkpoint=trust)
             for s, i in enumerate(seating)
@@ -262,6 +273,7 @@ class TournamentResult:
     per_game: dict[str, list[list[float]]] = field(repr=False)  # metric -> per lineup index -> values
     rounds_per_game: float = 0.0
     engine: str = "scalar"  # which engine played the games: "scalar" or "batched"
+    seating: dict[str, Any] = field(default_factory=lambda: describe("balanced", 3))  # how seats were assigned
 
     @property
     def labels(self) -> list[str]:
@@ -275,7 +287,8 @@ class TournamentResult:
         defaults = GameConfig(num_players=len(self.lineup)).to_dict()
         changed = {k: v for k, v in GameConfig.from_dict(self.config).to_dict().items() if v != defaults[k]}
         options = ", " + ", ".join(f"{k}={v}" for k, v in changed.items()) if changed else ""
-        return f"{len(self.lineup)} players, {self.games} games, seats rotated, seed {self.seed}{options}"
+        seated = "seats rotated" if self.seating["scheme"] == "rotate" else "balanced seatings"
+        return f"{len(self.lineup)} players, {self.games} games, {seated}, seed {self.seed}{options}"
 
     def table(self) -> str:
         """A Markdown table under its caption: one row per lineup player, each metric's mean and 95%
@@ -291,6 +304,7 @@ class TournamentResult:
             "seed": self.seed,
             "rounds_per_game": self.rounds_per_game,
             "engine": self.engine,
+            "seating": self.seating,
             "intervals": INTERVALS,
             "players": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in self.stats()],
         }
@@ -318,11 +332,16 @@ def run_tournament(
     progress: bool = False,
     trust_checkpoint: bool = False,
     engine: str = "auto",
+    seating: str = "balanced",
+    fixed_first: bool = False,
 ) -> TournamentResult:
-    """Play ``games`` seeded games (rounded up to a multiple of the seat count) with seats rotated;
-    ``trust_checkpoint`` lets stable-baselines3 zips in the lineup load (they unpickle). ``engine``:
-    ``"auto"`` plays on the batched engine when every player has a batched form, ``"batched"``
-    insists on it, ``"scalar"`` plays one game at a time (``workers`` processes)."""
+    """Play ``games`` seeded games, rounded up to a multiple of the seating design's size
+    (:mod:`ckc_env.evaluation.seating`: ``"balanced"``, every player in every seat and next to every
+    other equally often, the lineup's order immaterial; or ``"rotate"``); ``fixed_first`` keeps the
+    first player in the first slot of the design (paired comparisons). ``trust_checkpoint`` lets
+    stable-baselines3 zips in the lineup load (they unpickle). ``engine``: ``"auto"`` plays on the
+    batched engine when every player has a batched form, ``"batched"`` insists on it, ``"scalar"``
+    plays one game at a time (``workers`` processes)."""
     lineup = list(lineup)
     n = len(lineup)
     config = dict(config or {})
@@ -333,7 +352,8 @@ def run_tournament(
     games = _positive_games(games)
     for spec in lineup:
         validate_player(spec, trust_checkpoint=trust_checkpoint)
-    games = -(-games // n) * n
+    arrangements = seatings([specs.label(s) for s in lineup], seating, fixed_first)
+    games = -(-games // len(arrangements)) * len(arrangements)
     if engine not in ENGINES:
         raise ValueError(f"invalid engine={engine!r}: accepted values are {list(ENGINES)}")
     batched = engine == "batched" or (
@@ -347,11 +367,13 @@ def run_tournament(
                 "and checkpoints (engine='auto' plays such tables on the scalar engine)"
             )
     if batched:
-        return _run_batched(lineup, config, seed, games, progress, trust_checkpoint)
+        result = _run_batched(lineup, config, seed, games, progress, trust_checkpoint, arrangements)
+        result.seating = describe(seating, n)
+        return result
     workers = max(1, min(workers or os.cpu_count() or 1, games))
     chunk = max(1, min(50, games // (workers * 4) or 1))
     jobs = [
-        (lineup, config, seed, range(start, min(start + chunk, games)), trust_checkpoint)
+        (lineup, config, seed, range(start, min(start + chunk, games)), trust_checkpoint, arrangements)
         for start in range(0, games, chunk)
     ]
     results: list[tuple[int, dict[str, Any]]] = []
@@ -370,17 +392,25 @@ def run_tournament(
                 results += part
                 bar(len(part))
     bar(0, close=True)
-    return _collect(lineup, config, seed, games, results, "scalar")
+    result = _collect(lineup, config, seed, games, results, "scalar")
+    result.seating = describe(seating, n)
+    return result
 
 
 def _run_batched(
-    lineup: list[PlayerSpec], config: dict[str, Any], seed: int, games: int, progress: bool, trust: bool
+    lineup: list[PlayerSpec],
+    config: dict[str, Any],
+    seed: int,
+    games: int,
+    progress: bool,
+    trust: bool,
+    arrangements: Sequence[Sequence[int]],
 ) -> TournamentResult:
     n = len(lineup)
     bar = _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup) + " (batched)")
     results: list[tuple[int, dict[str, Any]]] = []
     for start in range(0, games, BATCH_GAMES):
-        part = play_batched(lineup, config, seed, range(start, min(start + BATCH_GAMES, games)), trust)
+        part = play_batched(lineup, config, seed, range(start, min(start + BATCH_GAMES, games)), trust, arrangements)
         results += part
         bar(len(part))
     bar(0, close=True)
@@ -513,6 +543,7 @@ def round_robin(
     progress: bool = False,
     trust_checkpoint: bool = False,
     engine: str = "auto",
+    seating: str = "balanced",
 ) -> RoundRobinResult:
     """Every table of ``num_players`` distinct players from the list, ``games`` games in all.
 
@@ -540,6 +571,7 @@ def round_robin(
             progress=progress,
             trust_checkpoint=trust_checkpoint,
             engine=engine,
+            seating=seating,
         )
         for t, table in enumerate(tables)
     ]

@@ -79,27 +79,27 @@ def opponents_by_count(opponents: Any, counts: Sequence[int], what: str = "oppon
     return out
 
 
-def learner_seat(value: Any, counts: Sequence[int]) -> int | str:
+def learner_seat(value: Any, counts: Sequence[int], name: str = "learner_seat") -> int | str:
     """``"random"`` or a seat that every count has."""
     fewest = min(counts)
     if value != "random" and not (_is_int(value) and 0 <= value < fewest):
-        fail("learner_seat", value, f"'random' or 0 to {fewest - 1}")
+        fail(name, value, f"'random' or 0 to {fewest - 1}")
     return value
 
 
-def reward(value: Any, accepted: Sequence[str] = REWARDS) -> str:
+def reward(value: Any, name: str = "reward") -> str:
     """A reward scheme of :mod:`ckc_env.table.rewards`."""
-    if not isinstance(value, str) or value not in accepted:
-        fail("reward", value, ", ".join(repr(r) for r in accepted))
+    if not isinstance(value, str) or value not in REWARDS:
+        fail(name, value, ", ".join(repr(r) for r in REWARDS))
     return value
 
 
-def belief_features(value: Any, batched: bool = False) -> bool | str:
+def belief_features(value: Any, batched: bool = False, name: str = "belief_features") -> bool | str:
     """The observation's belief pieces; the players' posterior has no batched form."""
     choices = tuple(v for v in BELIEF_FEATURES if not (batched and v == "players"))
     if not any(value is v or (isinstance(v, str) and value == v) for v in choices):
         extra = " (the players' posterior, 'players', has no batched form)" if batched else ""
-        fail("belief_features", value, ", ".join(repr(v) for v in choices) + extra)
+        fail(name, value, ", ".join(repr(v) for v in choices) + extra)
     return value
 
 
