@@ -11,10 +11,21 @@ argparse names the argument when a type refuses a value, so ``--seed -1`` ends w
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import NoReturn
 
 from .files import short_text
+
+
+def plain(doc: str | None) -> str:
+    """A module docstring as ``--help`` text: reStructuredText markup removed (````x```` -> x,
+    ``:mod:`~a.b``` -> b, ``:class:`a.B``` -> a.B), ``::`` at a line's end made ``:``."""
+    text = doc or ""
+    text = re.sub(r":[a-z]+:`~[\w.]*?\.(\w+)`", r"\1", text)
+    text = re.sub(r":[a-z]+:`([^`]+)`", r"\1", text)
+    text = text.replace("``", "")
+    return re.sub(r"::$", ":", text, flags=re.M)
 
 
 def need_extra(extra: str, *modules: str) -> None:

@@ -97,9 +97,17 @@ def test_a_person_plays_a_whole_game_through_the_terminal(tmp_path, rules):
     # What the seat may see: its own clue, the others' as "?", the round's end revealing all.
     assert "(you)" in text and "Your clue:" in text and "End of round 1: the clues are revealed" in text
     assert "Game over" in text and "wins" in text
+    # Everything public: the supply of each colour; at the end every chip's value, the outcome in words.
+    assert "supply: gold " in text and ", white " in text and ", black " in text
+    assert "Every chip is turned over" in text and re.search(r"player_\d \(\w+\): [+-]\d", text)
+    assert "(human)" not in text and "winners [" not in text and "colour_used_up" not in text
+    assert re.search(r"(wins|share the win)\n", text)
     if rules:  # the variants' decisions, and their own answers to mistakes
         assert "choose your clue face: a (" in text
         assert "Cafe Adler: keep your hidden" in text and "answer keep, or swap N" in text
+        # the round's scoring is shown before the person's Cafe Adler decision
+        adler = re.search(r"Cafe Adler: keep your hidden (gold|white|black)", text).start()
+        assert text.rfind("the clues are revealed", 0, adler) > text.rfind("accuse a cat", 0, adler)
     # The replay file plays back to the same game.
     replay = Replay.load(path)
     assert replay.finished and replay.players == ["bayes_v1", "human", "eager", "random"]
@@ -176,7 +184,9 @@ def test_games_between_computer_players(capsys):
 
 
 BAD = [
-    (["--seat", "7"], "argument --seat: 7 is out of range: accepted values are integers from 0 to 4"),
+    (["--seat", "7"], "--seat 7 is not a seat of a 5-player game: seats are 0 to 4"),
+    (["--seat", "5", "--opponents", "random", "random"], "--seat 5 is not a seat of a 3-player game: seats are 0 to 2"),
+    (["--seat", "-1"], "argument --seat: -1 is out of range: accepted values are integers >= 0"),
     (["--seat", "3", "--players", "3"], "--seat 3 is not a seat of a 3-player game: seats are 0 to 2"),
     (["--seat", "0", "--opponents", "nobody"], "unknown player 'nobody'"),
     (["--seat", "0", "--opponents", "random", "random", "--players", "5"], "4 opponents"),

@@ -402,7 +402,7 @@ BAD_ARGS = [
     (["--round-robin", *FAST, "nope"], "unknown player 'nope'"),
     (["--round-robin", *FAST, "--num-players", "4"], "needs at least 4 players"),
     (["--lineup", *FAST, "--round-robin", *FAST], "not allowed with argument"),
-    (["--games", "3"], "one of the arguments --lineup --round-robin is required"),
+    (["--games", "3"], "one of the arguments --lineup --round-robin --compare is required"),
 ]
 
 
@@ -432,3 +432,29 @@ def test_cli_bad_rules_file(tmp_path, capsys, text, message):
         evaluate.main(["--lineup", *FAST, "--rules", str(rules), "--games", "3", *QUICK])
     assert info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_player_at_several_seats_is_numbered():
+    result = run_tournament(["bayes_v1", "random", "random"], games=6, seed=0)
+    assert result.labels == ["bayes_v1", "random #1", "random #2"]
+    assert "| random #2 |" in result.table() and result.to_json()["labels"][2] == "random #2"
+
+
+def test_cli_compare_reports_a_paired_difference(tmp_path, capsys):
+    prefix = tmp_path / "pair"
+    evaluate.main(
+        ["--compare", "eager", "random", "--opponents", "passive", "--num-players", "3", "--games", "12", *QUICK,
+         "--out", str(prefix)]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert "eager against random in the same seat on the same deals: 12 games each" in out
+    assert "| difference (paired) |" in out and "paired 95% interval" in out
+    data = json.loads(prefix.with_suffix(".json").read_text())
+    assert data["compare"] == ["eager", "random"] and data["games"] == 12
+    from ckc_env.evaluation.paired import compare
+
+    # A player compared with itself plays the very same games: every difference is exactly 0.
+    same = compare("random", "random", ["eager", "random", "bayes_v1"], 40, seed=3)
+    assert all((same.differences(metric) == 0).all() for metric in METRICS)
+    with pytest.raises(SystemExit):
+        evaluate.main(["--compare", "eager", "random", "--games", "3"])  # no --opponents

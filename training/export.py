@@ -39,7 +39,7 @@ MODELS = ("best_model.zip", "final_model.zip", "latest_model.zip")
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="ckc-export", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="ckc-export", description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("source", help="a stable-baselines3 MaskablePPO .zip, or a run folder holding them")
     parser.add_argument("--out", metavar="PREFIX", help="for one zip: write PREFIX.json and PREFIX.safetensors")

@@ -151,7 +151,9 @@ def _load(path: str) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="ckc-plot", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="ckc-plot",
+        description=cli.plain(__doc__.split("\n\n")[0]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     kinds = parser.add_subparsers(dest="kind", required=True)
     results = kinds.add_parser("results", help="win rates with intervals from ckc-evaluate --out files")

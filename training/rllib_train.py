@@ -109,7 +109,9 @@ def _records(path: Path, *keys: str) -> list[dict[str, Any]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="ckc-rllib-train", description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "config", nargs="?", help=f"an RLlib preset ({', '.join(configs.names('rllib'))}) or a YAML file"
     )

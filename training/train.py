@@ -335,6 +335,15 @@ def build_callback(
             }
             history.append(entry)
             (run_dir / "evaluations.json").write_text(json.dumps(history, indent=2))
+            figures = ", ".join(
+                f"{name} {r['win_rate']:.3f}"
+                + (f" [{r['win_ci95'][0]:.3f}, {r['win_ci95'][1]:.3f}]" if "win_ci95" in r else "")
+                for name, r in results.items()
+            )
+            print(
+                f"step {self.num_timesteps}/{config.total_timesteps} ({clock.elapsed():.0f} s): win rate {figures}",
+                flush=True,  # a progress line also when the output is a file or a pipe
+            )
             for name, result in results.items() if hasattr(self.model, "_logger") else ():  # none before learn()
                 self.logger.record(f"eval/win_rate_{name}", result["win_rate"])
                 self.logger.record(f"eval/points_{name}", result["points"])
@@ -421,7 +430,9 @@ def first_table(config: TrainConfig) -> str:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="ckc-train", description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "config", nargs="?", help=f"a training preset ({', '.join(configs.names('train'))}) or a YAML file"
     )
@@ -519,7 +530,7 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
         model.learn(
             total_timesteps=remaining,
             callback=callback,
-            progress_bar=not args.no_progress,
+            progress_bar=not args.no_progress and sys.stderr.isatty(),  # else the evaluation lines say it
             reset_num_timesteps=False,
             tb_log_name="run",
         )

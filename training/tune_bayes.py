@@ -35,7 +35,9 @@ def win_rate(candidate: dict[str, float], field: dict[str, float], games: int, s
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=cli.integer(1), default=600, help="games per candidate")
     parser.add_argument("--passes", type=cli.integer(1), default=2)
     parser.add_argument("--seed", type=cli.integer(0), default=12345)

@@ -277,7 +277,8 @@ class TournamentResult:
 
     @property
     def labels(self) -> list[str]:
-        return [specs.label(s) for s in self.lineup]
+        """The players' names, numbered where a player sits at several seats (``bayes_v1 #1``, ...)."""
+        return numbered([specs.label(s) for s in self.lineup])
 
     def stats(self) -> list[dict[str, Stat]]:
         return [{m: metric_stat(m, self.per_game[m][i]) for m in METRICS} for i in range(len(self.lineup))]
@@ -512,6 +513,16 @@ class RoundRobinResult:
             "pooled": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in stats],
             "tables": [r.to_json() for r in self.results],
         }
+
+
+def numbered(labels: list[str]) -> list[str]:
+    """Labels made distinct: a label that occurs k > 1 times becomes ``label #1`` .. ``label #k``."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(f"{label} #{seen[label]}" if labels.count(label) > 1 else label)
+    return out
 
 
 def markdown_table(result: dict[str, Any]) -> str:

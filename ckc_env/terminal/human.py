@@ -51,7 +51,7 @@ HELP = f"""[bold]How to answer[/]
   a cat by name    five letters in the order {" ".join(FEATURE_LETTERS)}: capital for {", ".join(f[1] for f in FEATURES)};
                    lower case for {", ".join(f[2] for f in FEATURES)}. Example: HsTnG = hat, no sunglasses,
                    trench coat, no newspaper, grey fur
-  a cat by number  0 to 31 (shown before each name, e.g. 13:HsTnG)
+  a cat by number  0 to 31 (shown before each name, e.g. 21:HsTnG)
   pass  (or p)     do not accuse now (in an accusation window)
   keep / swap N    Cafe Adler: keep your hidden chip, or swap it blind with player N
   a / b            choose your clue face (value A or B of your tile's feature)
@@ -83,10 +83,12 @@ class HumanAgent(Agent):
         self.console = console or Console(highlight=False)
         self.ask = ask or self.console.input
         self.labels: list[str] = []
+        self.final_chips: list[list[int]] | None = None  # every seat's chip values, once the game is over
 
     def reset(self, seat: int, config: GameConfig) -> None:
         super().reset(seat, config)
         self._round = -1
+        self._scored = 0  # the round whose hand-out was shown before the Cafe Adler decisions
         self._cards_seen = 0
         self._accusations_seen = 0
 
@@ -134,9 +136,19 @@ class HumanAgent(Agent):
         self.console.print(seat_table(view, self.seat, self.labels))
         self.console.print(_situation(view))
 
-    def show_round(self, summary: dict[str, Any], view: PlayerView) -> None:
+    def show_scoring(self, summary: dict[str, Any], view: PlayerView) -> None:
+        """The scoring of a round before this seat's Cafe Adler decisions: what the hand-out revealed
+        (the round's record so far), so the decision is taken knowing it."""
+        self.show_round(summary, view, before_swaps=True)
+
+    def show_round(self, summary: dict[str, Any], view: PlayerView, before_swaps: bool = False) -> None:
         """The end of a round: what happened since the last decision (from the round's record: the
-        game has moved on to the next round), then everything the scoring reveals."""
+        game has moved on to the next round), then everything the scoring reveals. A round whose
+        scoring was shown before the Cafe Adler decisions shows only what followed it."""
+        if self._scored == summary["round"]:  # the hand-out was shown before the Cafe Adler decisions
+            self.console.print(round_end_text(summary, view, self.seat, self.labels, self.final_chips))
+            self._round = summary["round"] - 1
+            return
         if self._round != summary["round"] - 1:  # a round without a decision of this seat
             self._cards_seen = self._accusations_seen = 0
             self.console.rule(f"round {summary['round']}")
@@ -148,7 +160,12 @@ class HumanAgent(Agent):
             summary["cards"], summary["public_clues"], accusations, self._cards_seen, self._accusations_seen, self.seat
         ):
             self.console.print(line)
-        self.console.print(round_text(summary, view, self.seat, self.labels))
+        if before_swaps:
+            self._scored = summary["round"]
+            self.console.print(scoring_text(summary, self.seat))
+            self._cards_seen, self._accusations_seen = len(summary["cards"]), len(summary["accusations"])
+            return
+        self.console.print(round_text(summary, view, self.seat, self.labels, self.final_chips))
         self._round = summary["round"] - 1  # the next decision opens the next round
 
 
@@ -240,7 +257,7 @@ def seat_table(view: PlayerView, seat: int, labels: list[str] | None = None) -> 
     public = ", ".join(clue_name(c) for c in view.public_clues) or "none"
     table = Table(
         title=f"{round_text_} - deck {view.deck_size} cards ({view.investigators_left} investigator) - "
-        f"public clues: {public}",
+        f"public clues: {public} - {supply_text(view.supply_counts)}",
         title_justify="left",
         show_lines=False,
     )
@@ -270,6 +287,13 @@ def seat_table(view: PlayerView, seat: int, labels: list[str] | None = None) -> 
             f"{accused}:{cat_name(accused)}" if accused >= 0 else "",
         )
     return table
+
+
+def supply_text(counts: list[int]) -> str:
+    """The chips left face-down of each colour (public at the table: a colour about to run out
+    decides games)."""
+    left = ", ".join(f"[{COLOUR_STYLE[c]}]{c} {counts[i]}[/]" for i, c in enumerate(COLOURS))
+    return f"supply: {left}"
 
 
 def _chips_text(view: PlayerView, seat: int, own: bool) -> str:
@@ -373,11 +397,18 @@ def _events(
     return [text for _, _, text in sorted(events, key=lambda e: (e[0], e[1]))]
 
 
-def round_text(summary: dict[str, Any], view: PlayerView, seat: int, labels: list[str] | None = None) -> str:
-    """A round's end as the seat learns it: every clue, the chief, who took which chip colour, its
-    own chips' values (and at the game's end everyone's totals)."""
+REASONS = {
+    "points": "a player reached the target points",
+    "colour_used_up": "a chip colour was used up",
+    "last_round": "the last round was played",
+}
+"""The game-end reasons (RULES.md 6) in words."""
+
+
+def scoring_text(summary: dict[str, Any], seat: int) -> str:
+    """What a round's scoring reveals: every clue, the chief, and who took which chip colour."""
     lines = [f"[bold]End of round {summary['round']}: the clues are revealed[/]"]
-    clues = ", ".join(f"player_{s} {clue_name(c)}" for s, c in enumerate(summary["clues"]))
+    clues = ", ".join(f"{_who(s, seat)} {clue_name(c)}" for s, c in enumerate(summary["clues"]))
     bag = summary["public_clues"] + summary["bag_clues"]
     lines.append(f"  clues: {clues}" + (f"; bag: {', '.join(clue_name(c) for c in bag)}" if bag else ""))
     chief = summary["chief"]
@@ -388,32 +419,81 @@ def round_text(summary: dict[str, Any], view: PlayerView, seat: int, labels: lis
         cat = record["cat"]
         role = "the chief" if cat == chief else "an assistant" if cat in assistants else "an innocent"
         got = record["colour"] if record["received"] else f"nothing ({record['colour']} ran out)"
-        lines.append(f"  player_{record['seat']} accused {cat}:{cat_name(cat)}, {role}: {got}")
+        lines.append(f"  {_who(record['seat'], seat)} accused {cat}:{cat_name(cat)}, {role}: {got}")
     for record in summary["non_accusers"]:
         got = record["colour"] if record["received"] else f"nothing ({record['colour']} ran out)"
-        lines.append(f"  player_{record['seat']} did not accuse: {got}")
+        lines.append(f"  {_who(record['seat'], seat)} did not accuse: {got}")
     if summary.get("stasi_taken_by") is not None:
-        lines.append(f"  player_{summary['stasi_taken_by']} took the Stasi chip")
+        lines.append(f"  {_who(summary['stasi_taken_by'], seat)} took the Stasi chip")
+    return "\n".join(lines)
+
+
+def round_end_text(
+    summary: dict[str, Any],
+    view: PlayerView,
+    seat: int,
+    labels: list[str] | None = None,
+    final_chips: list[list[int]] | None = None,
+) -> str:
+    """What follows the hand-out: the Cafe Adler swaps, the chips by colour and the supply after the
+    round, this seat's chips' values, and at the game's end the final table."""
+    lines = []
     for swap in summary["swaps"]:
-        lines.append(f"  player_{swap['seat']} swapped a {swap['colour']} Cafe Adler chip with player_{swap['with']}")
+        lines.append(
+            f"  {_who(swap['seat'], seat)} swapped a {swap['colour']} Cafe Adler chip with {_who(swap['with'], seat)}"
+        )
     colours = "; ".join(
-        f"player_{s} " + " ".join(f"{COLOURS[c][0].upper()}{n}" for c, n in enumerate(counts))
+        f"{_who(s, seat)} " + " ".join(f"{COLOURS[c][0].upper()}{n}" for c, n in enumerate(counts))
         for s, counts in enumerate(summary["chip_colours"])
     )
     lines.append(f"  chips by colour: {colours}")
+    lines.append(f"  {supply_text(summary['supply'])}")
     values = " ".join(f"{v:+d}" for v in view.own_chip_values)
     lines.append(f"  your chips: {values or 'none'} = {view.own_points} points")
     if summary["game_over"]:
-        lines.append(final_text(summary, labels))
+        lines.append(final_text(summary, labels, final_chips, seat))
     return "\n".join(lines)
 
 
-def final_text(summary: dict[str, Any], labels: list[str] | None = None) -> str:
-    """The final table: every player's points and gold chips, the winners, why the game ended."""
+def round_text(
+    summary: dict[str, Any],
+    view: PlayerView,
+    seat: int,
+    labels: list[str] | None = None,
+    final_chips: list[list[int]] | None = None,
+) -> str:
+    """A round's end as the seat learns it: every clue, the chief, who took which chip colour, the
+    swaps, its own chips' values (and at the game's end every chip's value and the final table)."""
+    return scoring_text(summary, seat) + "\n" + round_end_text(summary, view, seat, labels, final_chips)
+
+
+def final_text(
+    summary: dict[str, Any],
+    labels: list[str] | None = None,
+    final_chips: list[list[int]] | None = None,
+    seat: int = -1,
+) -> str:
+    """The final table: every chip turned over (each player's values, when known), points and gold
+    chips, the winners by name, and why the game ended, in words."""
     order = np.argsort([-(t * 100 + g) for t, g in zip(summary["totals"], summary["gold"], strict=True)], kind="stable")
-    lines = [f"[bold]Game over[/] ({', '.join(summary['reasons'])}): all chips are turned over"]
+    reasons = "; ".join(REASONS.get(r, r) for r in summary["reasons"])
+    lines = [f"[bold]Game over[/]: {reasons}. Every chip is turned over:"]
     for s in order:
-        name = f"player_{s}" + (f" ({shown(labels[s])})" if labels else "")
+        name = _who(s, seat, labels)
+        chips = ""
+        if final_chips is not None:
+            chips = " ".join(f"{v:+d}" for v in final_chips[s]) or "no chips"
+            chips = f"{chips} = "
         mark = "  [bold green]wins[/]" if s in summary["winners"] else ""
-        lines.append(f"  {name}: {summary['totals'][s]} points, {summary['gold'][s]} gold{mark}")
+        lines.append(f"  {name}: {chips}{summary['totals'][s]} points, {summary['gold'][s]} gold{mark}")
+    winners = [_who(s, seat, labels) for s in summary["winners"]]
+    verb = "wins" if len(winners) == 1 else "share the win"
+    lines.append(f"  {' and '.join(winners)} {verb}" + (" (tied on points and gold)" if len(winners) > 1 else ""))
     return "\n".join(lines)
+
+
+def _who(s: int, seat: int, labels: list[str] | None = None) -> str:
+    """A seat as the person reads it: "player_2 (you)", or with the player's name."""
+    if s == seat:
+        return f"player_{s} (you)"
+    return f"player_{s}" + (f" ({shown(labels[s])})" if labels else "")

@@ -43,6 +43,8 @@ from ..agents import REGISTRY, Agent
 from ..config import GameConfig, load_yaml_mapping
 from ..engine.actions import action_to_string
 from ..engine.cards import cat_name, clue_name
+from ..engine.state import SWAPPING
+from ..engine.summary import round_summary
 from ..engine.view import PlayerView
 from ..evaluation.tournament import wilson
 from ..observation import OBSERVATION
@@ -52,7 +54,7 @@ from ..players import validate as validate_player
 from ..render import render_text
 from ..seeding import derive_seed
 from ..table.scalar import Table
-from .human import HumanAgent, PlayerQuitError, shown
+from .human import REASONS, HumanAgent, PlayerQuitError, shown
 from .replay import Replay
 
 RoundWatcher = Callable[[dict[str, Any], Any], None]
@@ -125,7 +127,11 @@ def describe_round(summary: dict[str, Any]) -> str:
             f"player_{s} {t} ({g} gold)"
             for s, (t, g) in enumerate(zip(summary["totals"], summary["gold"], strict=True))
         )
-        lines.append(f"game over ({', '.join(summary['reasons'])}): {totals}; winners {summary['winners']}")
+        reasons = "; ".join(REASONS.get(r, r) for r in summary["reasons"])
+        winners = " and ".join(f"player_{s}" for s in summary["winners"])
+        lines.append(
+            f"game over ({reasons}): {totals}; {winners} {'wins' if len(summary['winners']) == 1 else 'share the win'}"
+        )
     return "\n".join(lines)
 
 
@@ -139,8 +145,10 @@ def play_human(
     ask: Callable[[str], str] | None = None,
     replay_path: Path | None = None,
     trust_checkpoint: bool = False,
+    pause: bool = False,
 ) -> Replay:
-    """A person at ``seat`` against ``opponents`` (the other seats in order); the replay is saved."""
+    """A person at ``seat`` against ``opponents`` (the other seats in order); the replay is saved.
+    With ``pause``, the person reads each round's end before the next round starts (Enter)."""
     others = [
         build_player(spec, seed=derive_seed(seed, "agent", s), trust_checkpoint=trust_checkpoint)
         for s, spec in enumerate(opponents)
@@ -166,10 +174,18 @@ def play_human(
     path = replay_path or _free_path(Path("replays") / f"seed{seed}-{time.strftime('%Y%m%d-%H%M%S')}.json")
 
     def on_round(summary: dict[str, Any], game: Any) -> None:
+        if game.game_over:  # every chip is turned over
+            human.final_chips = [[game.pool.points[chip] for chip in game.holdings[s]] for s in range(game.n)]
         human.show_round(summary, PlayerView(game, seat))
+        if pause and not game.game_over:  # at 80 columns the summary would scroll away with the next round
+            human.ask("[dim]Enter: next round[/] ")
+
+    def before_decision(game: Any) -> None:
+        if game.phase == SWAPPING and game.current_seat == seat and human._scored != game.round_index + 1:
+            human.show_scoring(round_summary(game, []), PlayerView(game, seat))  # before a Cafe Adler decision
 
     try:
-        play_game(config, agents, seed, labels, on_round=on_round, replay=replay)
+        play_game(config, agents, seed, labels, on_round=on_round, before_decision=before_decision, replay=replay)
     except (PlayerQuitError, EOFError, KeyboardInterrupt):
         replay.save(path)
         console.print(f"\nGame left after {len(replay.actions)} decisions; the replay so far: {path}")
@@ -230,11 +246,11 @@ def show_replay(replay: Replay, console: Console, pause: bool, source: str = "re
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ckc-play",
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 1)[1],
+        description=cli.plain(__doc__.split("\n\n")[0]),
+        epilog=cli.plain(__doc__.split("\n\n", 1)[1]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--seat", type=cli.integer(0, 4), help="sit at this seat yourself (0 to players-1)")
+    parser.add_argument("--seat", type=cli.integer(0), help="sit at this seat yourself (0 to players-1)")
     parser.add_argument(
         "--opponents",
         nargs="+",
@@ -275,7 +291,8 @@ def main(
             seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
             path = Path(args.save_replay) if args.save_replay else None
             try:
-                play_human(config, args.seat, opponents, seed, console, ask, path, args.trust_checkpoint)
+                pause = ask is None and sys.stdin.isatty()
+                play_human(config, args.seat, opponents, seed, console, ask, path, args.trust_checkpoint, pause)
             except (PlayerQuitError, EOFError, KeyboardInterrupt):
                 return 1
             return 0
