@@ -65,3 +65,11 @@ def test_the_wheel_declares_the_console_commands(wheel):
         "ckc-rllib-train = ckc_env.training.rllib_train:main",
     ):
         assert command in text
+
+
+def test_the_wheel_carries_the_licence_it_declares(wheel):
+    licences = [name for name in wheel.namelist() if name.rsplit("/", 1)[-1] == "LICENSE"]
+    assert licences, "the MIT licence file is not in the wheel"
+    assert wheel.read(licences[0]).decode().startswith("MIT License")
+    metadata = next(name for name in wheel.namelist() if name.endswith(".dist-info/METADATA"))
+    assert "MIT" in wheel.read(metadata).decode()
