@@ -351,6 +351,17 @@ def test_one_seed_gives_one_run(tmp_path):
     second, same = run("second", 11)
     assert [e["timesteps"] for e in first] == [0, 128, 256]
     assert first == second
+    # Every evaluation plays the same games with the learner in the same seats: each one after the
+    # first is paired with the best model so far, its difference that of the two win rates.
+    assert "vs_best" not in first[0]
+    best = first[0]
+    for entry in first[1:]:
+        paired = entry["vs_best"]
+        assert paired["best_timesteps"] == best["timesteps"] and paired["games"] == 24
+        rate, best_rate = entry["results"]["vs_random"]["win_rate"], best["results"]["vs_random"]["win_rate"]
+        assert paired["difference"] == pytest.approx(rate - best_rate)
+        assert paired["ci95"][0] <= paired["difference"] <= paired["ci95"][1]
+        best = entry if rate > best_rate else best
     assert weights.keys() == same.keys() and all(torch.equal(weights[k], same[k]) for k in weights)
     _, other = run("other", 12)
     assert not all(torch.equal(weights[k], other[k]) for k in weights)

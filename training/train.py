@@ -14,7 +14,10 @@ of games stepped at once, in this process or split across ``vector.workers`` pro
 resolved config), ``command.txt``, the best model (best win rate against the first evaluation
 table) and the final one, each as a safe agent file to play (``best_model.json`` +
 ``best_model.safetensors``, see ``ckc_env.players.agent_file``) beside stable-baselines3's zip to resume
-from (``best_model.zip``), ``evaluations.json`` (the evaluation history), ``tensorboard/`` (SB3's
+from (``best_model.zip``), ``evaluations.json`` (the evaluation history: every evaluation plays the
+same deals with the learner in the same seats, so each entry's ``vs_best`` is its paired difference
+from the best model so far, with the interval of duplicate play; ``best_games.json`` holds the best
+model's per-game results for it), ``tensorboard/`` (SB3's
 ``rollout/``, ``train/`` and ``time/`` tags, and ``eval/`` for the evaluations) and, with
 self-play, ``snapshots/`` (safe files only).
 
@@ -106,14 +109,23 @@ def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None
 
 
 def evaluate(
-    model_path: Path, config: TrainConfig, games: int, seed: int, trust_checkpoint: bool = False
+    model_path: Path,
+    config: TrainConfig,
+    games: int,
+    seed: int,
+    trust_checkpoint: bool = False,
+    per_game: dict[str, list[float]] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """The learner (a safe agent file) against each evaluation table (seat-rotated tournaments, all
-    cores). With several player counts each table is played at every count: its entry holds
-    ``by_count`` and the mean over the counts (``win_rate``, ``points``, ``chief_rate``)."""
+    """The learner (a safe agent file) against each evaluation table (tournaments in balanced
+    seatings, on the batched engine when every player has a batched form). With several player
+    counts each table is played at every count: its entry holds ``by_count`` and the mean over the
+    counts (``win_rate``, ``points``, ``chief_rate``). ``per_game``, when given, receives each
+    table's per-game wins of the learner (the counts one after the other): every evaluation of a run
+    plays the same deals with the learner in the same seats, so two models' lists pair game by game."""
     out: dict[str, dict[str, Any]] = {}
     for name in config.eval.opponents:
         by_count = {}
+        wins: list[float] = []
         for n in config.player_counts:
             lineup = [str(model_path), *specs.for_seats(config.eval_tables_at(n)[name], n - 1)]
             result = run_tournament(
@@ -123,8 +135,12 @@ def evaluate(
                 config=config.game_for(n),
                 workers=None,
                 trust_checkpoint=trust_checkpoint,
+                fixed_first=True,  # the learner's seats do not depend on its file's name
             )
             by_count[n] = learner_result(result)
+            wins.extend(float(w) for w in result.per_game["win"][0])
+        if per_game is not None:
+            per_game[name] = wins
         if len(by_count) == 1:
             out[name] = next(iter(by_count.values()))
             continue
@@ -137,6 +153,17 @@ def evaluate(
             "by_count": {str(n): r for n, r in by_count.items()},
         }
     return out
+
+
+def paired_difference(latest: list[float], best: list[float]) -> dict[str, Any]:
+    """The latest model's win rate less the best one's over the same games, with the paired 95%
+    interval (normal, on the per-game differences): duplicate play's variance reduction."""
+    import numpy as np
+
+    diff = np.asarray(latest, dtype=float) - np.asarray(best, dtype=float)
+    half = 1.959963984540054 * float(diff.std(ddof=1)) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+    mean = float(diff.mean())
+    return {"difference": mean, "ci95": [mean - half, mean + half], "games": len(diff)}
 
 
 def learner_result(result) -> dict[str, Any]:
@@ -307,6 +334,7 @@ def build_callback(
             self.next_eval = (history[-1]["timesteps"] if history else 0) + config.eval.every
             self.next_snapshot = config.self_play.snapshot_every
             self.best = max((h["results"][first_table(config)]["win_rate"] for h in history), default=-1.0)
+            self.best_games = load_best_games(run_dir, history, config)
 
         def _on_step(self) -> bool:
             steps = self.num_timesteps
@@ -325,7 +353,9 @@ def build_callback(
             path = save_model(self.model, run_dir / "latest_model", config)
             started = time.time()
             seed = derive_seed(config.seed, "evaluation")
-            results = evaluate(path, config, config.eval.games, seed, trust_checkpoint)
+            games: dict[str, list[float]] = {}
+            results = evaluate(path, config, config.eval.games, seed, trust_checkpoint, per_game=games)
+            table = first_table(config)
             entry = {
                 "timesteps": self.num_timesteps,
                 "seed": seed,
@@ -333,6 +363,12 @@ def build_callback(
                 "elapsed_seconds": clock.elapsed(),
                 "results": results,
             }
+            if self.best_games is not None and len(self.best_games["wins"]) == len(games[table]):
+                entry["vs_best"] = {
+                    "table": table,
+                    "best_timesteps": self.best_games["timesteps"],
+                    **paired_difference(games[table], self.best_games["wins"]),
+                }
             history.append(entry)
             (run_dir / "evaluations.json").write_text(json.dumps(history, indent=2))
             figures = ", ".join(
@@ -340,6 +376,13 @@ def build_callback(
                 + (f" [{r['win_ci95'][0]:.3f}, {r['win_ci95'][1]:.3f}]" if "win_ci95" in r else "")
                 for name, r in results.items()
             )
+            if "vs_best" in entry:
+                paired = entry["vs_best"]
+                low, high = paired["ci95"]
+                figures += (
+                    f"; against the best so far (step {paired['best_timesteps']}) on the same games "
+                    f"{paired['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
+                )
             print(
                 f"step {self.num_timesteps}/{config.total_timesteps} ({clock.elapsed():.0f} s): win rate {figures}",
                 flush=True,  # a progress line also when the output is a file or a pipe
@@ -349,13 +392,36 @@ def build_callback(
                 self.logger.record(f"eval/points_{name}", result["points"])
                 for n, by_count in result.get("by_count", {}).items():
                     self.logger.record(f"eval/win_rate_{name}_{n}p", by_count["win_rate"])
-            score = results[first_table(config)]["win_rate"]
-            if score > self.best:
+            score = results[table]["win_rate"]
+            if score > self.best:  # on the same games: the paired difference is above 0
                 self.best = score
+                self.best_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
+                (run_dir / "best_games.json").write_text(json.dumps(self.best_games))
                 record = evaluation_record(config, history, self.num_timesteps)
                 save_model(self.model, run_dir / "best_model", config, record)
 
     return EvalAndSnapshot()
+
+
+def load_best_games(run_dir: Path, history: list[dict[str, Any]], config: TrainConfig) -> dict[str, Any] | None:
+    """The best model's per-game wins on the first evaluation table (``best_games.json``), for a
+    resumed run to go on pairing; None for a new run, or one whose file does not fit its history."""
+    path = run_dir / "best_games.json"
+    if not history or not path.is_file():
+        return None
+    record = read_json(path, "the best model's evaluation games")
+    best = max(history, key=lambda h: h["results"][first_table(config)]["win_rate"])
+    if not isinstance(record, dict):
+        return None
+    wins = record.get("wins")
+    if (
+        record.get("timesteps") != best["timesteps"]
+        or record.get("table") != first_table(config)
+        or not isinstance(wins, list)
+        or not all(_number(w) for w in wins)
+    ):
+        return None
+    return {"timesteps": best["timesteps"], "table": first_table(config), "wins": [float(w) for w in wins]}
 
 
 def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint: bool = False) -> None:
