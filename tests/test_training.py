@@ -158,7 +158,7 @@ def test_a_training_smoke_run_writes_a_run_folder_the_evaluator_plays(tmp_path, 
     assert list((run / "snapshots").glob("snapshot_*.safetensors"))
     assert not list((run / "snapshots").glob("*.zip"))  # snapshots are only played: safe files alone
     history = json.loads((run / "evaluations.json").read_text())
-    assert [h["timesteps"] for h in history] == [256, 512]
+    assert [h["timesteps"] for h in history] == [0, 256, 512]  # the initial policy, then every eval.every steps
     card = json.loads((run / "final_model.json").read_text())
     assert card["players"] == [4] and card["training"]["seed"] == 3 and card["training"]["timesteps"] == 512
     assert card["evaluation"]["results"] == history[-1]["results"]

@@ -587,8 +587,9 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
     clock = Clock(history[-1].get("elapsed_seconds", 0.0) if history else 0.0)
     callback = build_callback(config, run_dir, history, clock, args.trust_checkpoint)
     callback.init_callback(model)
-    if config.pretrain.teacher is not None and model.num_timesteps == 0:
-        run_pretraining(model, config, run_dir, args.trust_checkpoint)
+    if model.num_timesteps == 0 and not history:  # the start of the curve: the initial or cloned policy
+        if config.pretrain.teacher is not None:
+            run_pretraining(model, config, run_dir, args.trust_checkpoint)
         callback.num_timesteps = 0
         callback.run_evaluation()
     remaining = config.total_timesteps - model.num_timesteps
