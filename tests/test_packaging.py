@@ -51,6 +51,9 @@ def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
     assert not any(name.startswith(("training/", "configs/", "tests/")) for name in names)
     for module in ("game", "state", "chance", "observation", "beliefs", "agents", "replay", "summary"):
         assert f"ckc_env/batch/{module}.py" in names, module
+    # every package of the source tree, with every module of it (pyproject lists the packages by name)
+    for path in (ROOT / "ckc_env").rglob("*.py"):
+        assert f"ckc_env/{path.relative_to(ROOT / 'ckc_env').as_posix()}" in names, path
 
 
 def test_the_wheel_declares_the_console_commands(wheel):
