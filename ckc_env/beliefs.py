@@ -210,6 +210,36 @@ def weighted_beliefs(view: PlayerView, clue_weights: Mapping[int, np.ndarray]) -
     return Beliefs(float(mass), frame, list(range(len(unknown))), totals / mass)
 
 
+def sample_assignment(view: PlayerView, uniform: float) -> tuple[dict[int, int], dict[int, int]]:
+    """One hidden assignment drawn from the posterior of ``view.seat``'s information set: the
+    consistent assignments are equally likely (see the module docstring), and ``uniform``, a number
+    in [0, 1), picks one of them in their order of enumeration (for resampling a world the seat
+    cannot tell from the true one).
+
+    Returns the clue of every seat whose clue the observer does not know (the observer itself while
+    its face is to be chosen: one of its tile's faces) and the side (0: value A, 1: value B) of
+    every feature whose value it does not know, the tiles still in the bag included.
+    """
+    own = view.own_clue
+    frame = _frame(
+        view.num_players, view.seat, own, view.own_tile if own < 0 else -1, tuple(view.exposed_clues.items()),
+        tuple(view.public_clues),
+    )  # fmt: skip
+    rows, discards = view.rows, view.discards
+    needs, weights = _assignments(len(frame.unknown), frame.free)
+    have = 0
+    for i, s in enumerate(frame.unknown):
+        have |= (candidate_clues(rows[s], discards[s], frame.free_mask) & frame.limit[s]) << (N_CLUES * i)
+    consistent = np.flatnonzero((needs & ~have) == 0)
+    if not len(consistent):
+        raise ValueError(f"seat {view.seat}'s information set admits no assignment: the position is inconsistent")
+    row = int(consistent[min(int(uniform * len(consistent)), len(consistent) - 1)])
+    need = int(needs[row])
+    clues = {s: ((need >> (N_CLUES * i)) & 0x3FF).bit_length() - 1 for i, s in enumerate(frame.unknown)}
+    chief = int(np.argmax(weights[row, :N_CATS]))  # bit f set: free feature f shows value A
+    return clues, {f: 1 - ((chief >> f) & 1) for f in frame.free}
+
+
 def _remember(cache: dict, key: tuple, value):
     if len(cache) >= _CACHE_SIZE:
         cache.clear()

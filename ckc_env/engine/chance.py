@@ -19,6 +19,12 @@ Reset options that fix parts of a deal (``engine.options``) replace the outcomes
 draws, so the rest of the game's stream is the same. An automatic reset of the batched engine
 gives a slot's next game the key ``mix64(K ^ M2)``.
 
+The scalar engine asks these questions through its state's chance source (``GameState.chance``, a
+:class:`ChanceSource`); the default, :class:`StreamChance`, answers them from the game's stream with
+the functions below, so a game seeded ``s`` is the same game whoever plays it. Another source can
+answer them from outside (the OpenSpiel front, ``ckc_env.envs.openspiel``, makes each question a
+sequence of chance nodes); it is asked at exactly the same points, in the same order.
+
 Players draw their own random choices the same way (:class:`Stream`): a player seeded ``s`` draws
 word i of the key ``mix64(s ^ GOLDEN)``, so the random player, chosen clue faces, Cafe Adler swap
 partners and sampling policies decide alike on both engines.
@@ -30,7 +36,7 @@ one: ``ckc_env.batch.chance``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 GOLDEN = 0x9E3779B97F4A7C15
 M1 = 0xBF58476D1CE4E5B9
@@ -155,3 +161,48 @@ def adler_pick(stream: Stream, candidates: Sequence[int]) -> int:
     """The chip a Cafe Adler swap takes among ``candidates``, by ascending id."""
     ids = sorted(candidates)
     return ids[stream.below(len(ids))]
+
+
+# ---------------------------------------------------------------------------------------------- the sources
+class ChanceSource(Protocol):
+    """Where a game's chance outcomes come from: one method per question of the table above, each
+    answering in the form of the function of the same name."""
+
+    def supply_order(self, ids_by_colour: Sequence[Sequence[int]]) -> list[list[int]]: ...
+
+    def first_player(self, n: int) -> int: ...
+
+    def deal(self, n: int, investigators: int) -> tuple[list[int], list[int], list[int], list[int]]: ...
+
+    def window_order(self, orders: Sequence[list[int]]) -> list[int]: ...
+
+    def stasi_place(self, length: int) -> int: ...
+
+    def adler_pick(self, candidates: Sequence[int]) -> int: ...
+
+
+class StreamChance:
+    """The default chance source: the game's counter-based stream, asked through the functions above."""
+
+    __slots__ = ("stream",)
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = stream
+
+    def supply_order(self, ids_by_colour: Sequence[Sequence[int]]) -> list[list[int]]:
+        return supply_order(self.stream, ids_by_colour)
+
+    def first_player(self, n: int) -> int:
+        return first_player(self.stream, n)
+
+    def deal(self, n: int, investigators: int) -> tuple[list[int], list[int], list[int], list[int]]:
+        return deal(self.stream, n, investigators)
+
+    def window_order(self, orders: Sequence[list[int]]) -> list[int]:
+        return window_order(self.stream, orders)
+
+    def stasi_place(self, length: int) -> int:
+        return stasi_place(self.stream, length)
+
+    def adler_pick(self, candidates: Sequence[int]) -> int:
+        return adler_pick(self.stream, candidates)

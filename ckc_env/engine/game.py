@@ -44,24 +44,30 @@ from .summary import round_summary
 
 # ---------------------------------------------------------------------- game set-up (RULES.md 2)
 def init(
-    config: GameConfig, seed: int | None = None, options: Mapping[str, Any] | None = None, *, key: int | None = None
+    config: GameConfig,
+    seed: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    *,
+    key: int | None = None,
+    chance_source: chance.ChanceSource | None = None,
 ) -> GameState:
     """A new game dealt from ``seed`` (reset ``options`` fix parts of the deal), run to its first
     decision. ``key`` gives the game's random stream directly (``chance.next_key``: the game that
-    follows in a batched slot)."""
+    follows in a batched slot). ``chance_source`` answers the chance questions instead of the stream
+    (``chance.ChanceSource``; kept as ``state.chance``)."""
     parsed = parse_reset_options(options, config)  # fails before anything is dealt
     if key is not None and seed is not None:
         raise ValueError("give seed or key, not both")
     stream = chance.Stream(key) if key is not None else chance.Stream.seeded(seed)
     n = config.num_players
     pool = build_pool(config)
-    state = GameState(config=config, n=n, pool=pool, stream=stream, options=parsed)
-    drawn = chance.supply_order(stream, [pool.ids_of(colour) for colour in range(len(COLOURS))])
+    state = GameState(config=config, n=n, pool=pool, stream=stream, options=parsed, chance=chance_source)
+    drawn = state.chance.supply_order([pool.ids_of(colour) for colour in range(len(COLOURS))])
     state.supply = ordered_supply(pool, drawn, parsed.chip_order)
     state.holdings = [[] for _ in range(n)]
     state.chip_table = [[0] * 6 for _ in range(n)]
     state.rewards = [0.0] * n
-    first = chance.first_player(stream, n) if config.first_player == "random" else int(config.first_player)
+    first = state.chance.first_player(n) if config.first_player == "random" else int(config.first_player)
     state.first_player = parsed.first_player if parsed.first_player is not None else first
     state.next_first_player = state.first_player
     round_setup.start_round(state)

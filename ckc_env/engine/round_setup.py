@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import chance
 from .cards import chief_of
 from .options import RoundSetup
 from .state import CHOOSING_FACES, DRAWING, NOBODY, GameState
@@ -12,7 +11,7 @@ def start_round(state: GameState) -> None:
     """Deal a round and clear the table: 3.1 tiles and clues, 3.2 the deck, 3.3 the first player."""
     n = state.n
     setup = state.options.round(state.round_index)
-    dealt = chance.deal(state.stream, n, state.config.investigator_cards)  # drawn even where options fix the deal
+    dealt = state.chance.deal(n, state.config.investigator_cards)  # drawn even where options fix the deal
     deal_tiles(state, setup, dealt)
     deal_deck(state, setup, dealt)
     state.deck_pos = 0

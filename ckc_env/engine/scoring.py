@@ -8,7 +8,6 @@ chip go back into the black supply, and if it ends, whoever took it keeps it (wo
 from __future__ import annotations
 
 from ..config import BLACK, GOLD, WHITE
-from . import chance
 from .cards import matches
 from .chips import ADLER, STASI, STASI_KEPT_VALUE
 from .state import NOBODY, GameState
@@ -93,7 +92,7 @@ def return_stasi_chip(state: GameState) -> None:
     drop_chip(state, seat, chip)
     gain(state, seat, -STASI_KEPT_VALUE)
     supply = state.supply[BLACK]
-    supply.insert(chance.stasi_place(state.stream, len(supply)), chip)
+    supply.insert(state.chance.stasi_place(len(supply)), chip)
 
 
 def total(state: GameState, seat: int) -> int:
@@ -129,7 +128,7 @@ def adler_swap(state: GameState, seat: int, chip: int, other: int) -> int:
     """8: swap blind; the swapper takes a random chip of that colour, the other gets the Adler chip face-up."""
     colour = state.pool.colour[chip]
     candidates = swappable(state, other, colour)
-    taken = chance.adler_pick(state.stream, candidates)
+    taken = state.chance.adler_pick(candidates)
     drop_chip(state, other, taken)
     drop_chip(state, seat, chip)
     give_chip(state, seat, taken)

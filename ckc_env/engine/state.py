@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import GameConfig
-from .chance import Stream
+from .chance import ChanceSource, Stream, StreamChance
 from .chips import ChipPool
 from .options import ResetOptions
 
@@ -34,8 +34,9 @@ class GameState:
     config: GameConfig
     n: int  # players (config.num_players)
     pool: ChipPool  # every chip of the game: colour, printed value, kind (RULES.md 1, 7, 8)
-    stream: Stream  # the one source of randomness (RULES.md 9): the game's counter-based stream (``chance``)
+    stream: Stream  # the source of randomness (RULES.md 9): the game's counter-based stream (``chance``)
     options: ResetOptions  # parts of the deal fixed by reset options
+    chance: ChanceSource | None = None  # what answers the chance questions: the stream unless another source is given
 
     # --- progress
     round_index: int = 0  # 0-based
@@ -98,6 +99,29 @@ class GameState:
     summaries: list[dict[str, Any]] = field(default_factory=list)  # the public record of each finished round
     final: dict[str, Any] | None = None  # totals, gold, winners and reasons once the game is over
 
+    def __post_init__(self) -> None:
+        if self.chance is None:
+            self.chance = StreamChance(self.stream)
+
+    def copy(self) -> GameState:
+        """An independent copy (the configuration, chip pool and reset options, which never change,
+        are shared): for searches and front-ends that try an action and may go back."""
+        stream = Stream(self.stream.key)
+        stream.counter = self.stream.counter
+        chance = StreamChance(stream) if isinstance(self.chance, StreamChance) else self.chance
+        out = GameState(
+            config=self.config, n=self.n, pool=self.pool, stream=stream, options=self.options, chance=chance
+        )
+        for name in _VALUES:
+            setattr(out, name, getattr(self, name))
+        for name in _LISTS:
+            setattr(out, name, list(getattr(self, name)))
+        for name in _NESTED:
+            setattr(out, name, [list(inner) for inner in getattr(self, name)])
+        out.adler_offered = set(self.adler_offered)
+        out.face_up = set(self.face_up)
+        return out
+
     @property
     def current_seat(self) -> int:
         """The seat that has to decide (-1 when the game is over)."""
@@ -109,3 +133,18 @@ class GameState:
         at scoring the card goes back to the middle, and from the hand-out on the Stasi chip's taker
         holds it (exposed next round)."""
         return self.stasi_exposed if self.phase < SCORING else self.stasi_taker
+
+
+_VALUES = (
+    "round_index", "phase", "game_over", "first_player", "next_first_player", "stasi_exposed", "deck_pos", "drawer",
+    "last_card", "last_drawer", "row_cats", "accused_cats", "round_over", "pending_kind", "pending_seat",
+    "pending_chip", "queue_pos", "window_passed", "window_owed", "stasi_taker", "round_chief", "final",
+)  # fmt: skip
+"""Fields that are numbers, or objects the engine replaces but never changes in place (``final``)."""
+_LISTS = (
+    "tiles", "clues", "bag", "public_clues", "deck", "rows", "discards", "card_order", "accusations", "accused_by",
+    "accused_at", "queue", "window_order", "served", "swaps", "rewards", "summaries",
+)  # fmt: skip
+"""Lists of numbers or of tuples and dicts that are never changed once in them."""
+_NESTED = ("supply", "holdings", "chip_table")
+"""Lists of lists."""

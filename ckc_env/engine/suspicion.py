@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from . import chance
 from .cards import CLUE_CATS, INVESTIGATOR
 from .state import GameState
 
@@ -53,7 +52,7 @@ def open_window(state: GameState) -> None:
     n, drawer = state.n, state.last_drawer
     order = state.config.window_order
     if order == "random":  # a window nobody can act in needs no order: nothing is drawn
-        seats = chance.window_order(state.stream, SEAT_ORDERS[n]) if targets(state) else []
+        seats = state.chance.window_order(SEAT_ORDERS[n]) if targets(state) else []
     elif order == "clockwise_from_drawer":
         seats = [(drawer + i) % n for i in range(n)]
     else:

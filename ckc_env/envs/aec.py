@@ -217,7 +217,8 @@ Decisions of this environment where RULES.md is silent:
 
 Each library's own documented entry point takes the environment unchanged, and a test runs it
 (`tests/test_libraries.py`, `tests/test_rllib.py`; a test skips where its library is not
-installed; `.ci/run` installs them all, with the `tianshou`, `torchrl` and `rllib` extras):
+installed; `.ci/run` installs them all, with the `tianshou`, `torchrl`, `rllib` and `openspiel`
+extras):
 
 | library | entry point | run by |
 |---|---|---|
@@ -226,6 +227,7 @@ installed; `.ci/run` installs them all, with the `tianshou`, `torchrl` and `rlli
 | Tianshou 2.0 | `PettingZooEnv(env())`, `MultiAgentPolicy` and `Collector` | `examples/tianshou_random.py` |
 | TorchRL 0.14 | `PettingZooWrapper(env(), use_mask=True)`, `check_env_specs`, a rollout of legal actions | `examples/torchrl_rollout.py` |
 | Ray RLlib 2.60 | `ckc_env.envs.rllib`: the `MultiAgentEnv` registered as `"checkpoint_charlie"` (RLlib's masking convention, `{"observations", "action_mask"}`), RLlib's env checker, PPO with its `ActionMaskingTorchRLModule`; checkpoints play as player specs | `examples/rllib_ppo.py`, `tests/test_rllib.py`, `ckc-rllib-train` |
+| OpenSpiel 2.0 | `ckc_env.envs.openspiel`: the Python game `"checkpoint_charlie"` registered with pyspiel (explicit chance nodes, observation and information-state tensors, `resample_from_infostate`), `pyspiel.random_sim_test`, `ISMCTSBot` in OpenSpiel's loop and as a tournament seat | `examples/openspiel_ismcts.py`, `tests/test_openspiel.py` |
 
 Batching collectors need infos with the same keys every step: hence the empty default infos
 (see "Infos"); TorchRL's wrapper drops infos in any case. RLlib's own `PettingZooEnv` wrapper
