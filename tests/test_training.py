@@ -353,15 +353,80 @@ def test_one_seed_gives_one_run(tmp_path):
     assert first == second
     # Every evaluation plays the same games with the learner in the same seats: each one after the
     # first is paired with the best model so far, its difference that of the two win rates.
-    assert "vs_best" not in first[0]
-    best = first[0]
+    assert "vs_best" not in first[0] and "vs_start" not in first[0]
+    best = start = first[0]
     for entry in first[1:]:
-        paired = entry["vs_best"]
-        assert paired["best_timesteps"] == best["timesteps"] and paired["games"] == 24
-        rate, best_rate = entry["results"]["vs_random"]["win_rate"], best["results"]["vs_random"]["win_rate"]
-        assert paired["difference"] == pytest.approx(rate - best_rate)
-        assert paired["ci95"][0] <= paired["difference"] <= paired["ci95"][1]
-        best = entry if rate > best_rate else best
+        rate = entry["results"]["vs_random"]["win_rate"]
+        for key, earlier in (("vs_best", best), ("vs_start", start)):
+            paired = entry[key]
+            assert paired["timesteps"] == earlier["timesteps"] and paired["games"] == 24
+            assert paired["difference"] == pytest.approx(rate - earlier["results"]["vs_random"]["win_rate"])
+            assert paired["ci95"][0] <= paired["difference"] <= paired["ci95"][1]
+        best = entry if rate > best["results"]["vs_random"]["win_rate"] else best
     assert weights.keys() == same.keys() and all(torch.equal(weights[k], same[k]) for k in weights)
     _, other = run("other", 12)
     assert not all(torch.equal(weights[k], other[k]) for k in weights)
+
+
+def test_a_critic_warmup_trains_the_critic_alone_and_a_resume_keeps_the_start(tmp_path):
+    """finetune.critic_warmup freezes the policy's own weights: after it, the action head is the
+    cloned one (start_policy.safetensors), the value network has moved; a resumed run reads the start
+    back and goes on comparing every model with it."""
+    import torch
+    from safetensors.torch import load_file
+
+    config = tmp_path / "warmup.yaml"
+    config.write_text(TINY + "finetune: {critic_warmup: 100000, kl_to_start: 0.5, kl_decay: 1000}\n")
+    run = train.main([str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    start = load_file(run / "start_policy.safetensors")
+    final = restored_weights(run / "final_model.zip", load_config(run / "config.yaml"))
+    actor = [k for k in start if k.startswith(("mlp_extractor.policy_net", "action_net"))]
+    critic = [k for k in start if k.startswith(("mlp_extractor.value_net", "value_net"))]
+    assert actor and critic
+    assert all(torch.equal(start[k], final[k]) for k in actor)
+    assert not all(torch.equal(start[k], final[k]) for k in critic)
+    train.main(["--resume", str(run), "--total-timesteps", "384", "--no-progress"])
+    history = json.loads((run / "evaluations.json").read_text())
+    assert history[-1]["timesteps"] == 384 and history[-1]["vs_start"]["timesteps"] == 0
+
+
+def restored_weights(path, config):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    env = DummyVecEnv([train.make_env_fn(config, 0, path.parent / "snapshots")])
+    model = train.build_model(config, env)
+    train.restore(model, path)
+    env.close()
+    return model.policy.state_dict()
+
+
+def test_the_pull_towards_the_start_brings_the_policy_back(tmp_path):
+    """finetune.kl_to_start: a pass over a rollout lowers the policy's divergence from its start."""
+    import torch
+    from ckc_env.training.finetune import _frozen_copy
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    config = parse_config(yaml.safe_load(TINY) | {"finetune": {"kl_to_start": 5.0}})
+    env = DummyVecEnv([train.make_env_fn(config, 0, tmp_path)])
+    model = train.build_model(config, env)
+    model.learn(total_timesteps=128)  # a rollout in the buffer
+    model.start_policy = _frozen_copy(model.policy)
+    with torch.no_grad():  # move the policy away from its start
+        for parameter in model.policy.action_net.parameters():
+            parameter.add_(torch.randn_like(parameter))
+
+    def divergence():
+        total = 0.0
+        for data in model.rollout_buffer.get(64):
+            with torch.no_grad():
+                p = model.start_policy.get_distribution(data.observations, action_masks=data.action_masks)
+                q = model.policy.get_distribution(data.observations, action_masks=data.action_masks)
+                p, log_q = p.distribution.probs, q.distribution.logits
+                total += float((torch.special.xlogy(p, p) - p * log_q).sum(-1).mean())
+        return total
+
+    before = divergence()
+    for _ in range(5):
+        model.pull_towards_start()
+    assert divergence() < 0.8 * before
+    env.close()

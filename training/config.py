@@ -23,6 +23,8 @@ ppo: {learning_rate: 0.0003, n_steps: 2048, ...}      # exactly MaskablePPO's ar
 policy: {net_arch: [256, 256]}                        # MlpPolicy's policy_kwargs
 eval: {every: 25_000, games: 2000, opponents: {vs_bayes: [bayes_v1, ...], vs_random: [random, ...]}}
 vector: {num_envs: 1024, threads: 1, workers: 1}     # the batched engine: num_envs games stepped at once
+finetune: {critic_warmup: 100_000, kl_to_start: 1.0, kl_decay: 1_000_000}   # keeping a cloned policy
+                                                      # (training/finetune.py; all off by default)
 ```
 
 With several player counts, every evaluation table is played at each count (``games`` games each);
@@ -214,6 +216,24 @@ class Pretrain:
 
 
 @dataclass(frozen=True)
+class FineTune:
+    """Fine-tuning a cloned policy (training/finetune.py): all off by default."""
+
+    critic_warmup: int = 0  # learner steps with the policy frozen (the critic alone learns)
+    kl_to_start: float = 0.0  # weight of the KL pass towards the step-0 policy
+    kl_decay: int = 0  # steps over which that weight falls linearly to 0 (0: constant)
+
+    @property
+    def active(self) -> bool:
+        return self.critic_warmup > 0 or self.kl_to_start > 0
+
+    def kl_weight(self, timesteps: int) -> float:
+        if self.kl_decay <= 0:
+            return self.kl_to_start
+        return self.kl_to_start * max(0.0, 1.0 - timesteps / self.kl_decay)
+
+
+@dataclass(frozen=True)
 class Evaluation:
     every: int = 25_000
     games: int = 2000
@@ -248,6 +268,7 @@ class TrainConfig:
     policy: dict[str, Any] = field(default_factory=lambda: {"net_arch": [256, 256]})
     eval: Evaluation = field(default_factory=Evaluation)
     vector: Vector | None = None
+    finetune: FineTune = field(default_factory=FineTune)
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -284,7 +305,7 @@ class TrainConfig:
         out = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("self_play", "pretrain", "eval") or (f.name == "vector" and value is not None):
+            if f.name in ("self_play", "pretrain", "eval", "finetune") or (f.name == "vector" and value is not None):
                 value = {g.name: getattr(value, g.name) for g in fields(value)}
             out[f.name] = value
         return out
@@ -361,6 +382,19 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         if "ortho_init" in policy:
             ranged("policy.ortho_init", policy["ortho_init"], "bool", None, None, False, False)
         kwargs["policy"] = policy
+    if "finetune" in data:
+        section = data["finetune"]
+        reject_unknown("finetune", section, tuple(f.name for f in fields(FineTune)))
+        tune: dict[str, Any] = {}
+        for key in ("critic_warmup", "kl_decay"):
+            if key in section:
+                tune[key] = count(f"finetune.{key}", section[key], low=0)
+        if "kl_to_start" in section:
+            weight = section["kl_to_start"]
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 100:
+                fail("finetune.kl_to_start", weight, "a number from 0 to 100 (0: off)")
+            tune["kl_to_start"] = float(weight)
+        kwargs["finetune"] = FineTune(**tune)
     if "eval" in data:
         section = data["eval"]
         reject_unknown("eval", section, tuple(f.name for f in fields(Evaluation)))

@@ -15,9 +15,10 @@ resolved config), ``command.txt``, the best model (best win rate against the fir
 table) and the final one, each as a safe agent file to play (``best_model.json`` +
 ``best_model.safetensors``, see ``ckc_env.players.agent_file``) beside stable-baselines3's zip to resume
 from (``best_model.zip``), ``evaluations.json`` (the evaluation history: every evaluation plays the
-same deals with the learner in the same seats, so each entry's ``vs_best`` is its paired difference
-from the best model so far, with the interval of duplicate play; ``best_games.json`` holds the best
-model's per-game results for it), ``tensorboard/`` (SB3's
+same deals with the learner in the same seats, so each entry's ``vs_start`` and ``vs_best`` are its paired
+differences from the run's first model (the initial or cloned policy) and from the best model so
+far, with the interval of duplicate play; ``start_games.json`` and ``best_games.json`` hold those
+models' per-game results), ``tensorboard/`` (SB3's
 ``rollout/``, ``train/`` and ``time/`` tags, and ``eval/`` for the evaluations) and, with
 self-play, ``snapshots/`` (safe files only).
 
@@ -89,14 +90,21 @@ def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust
 
 
 def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None):
-    """A fresh MaskablePPO model with the config's policy and PPO arguments (CPU)."""
+    """A fresh MaskablePPO model with the config's policy and PPO arguments (CPU); with a
+    ``finetune`` section, its subclass with the fine-tuning remedies (training/finetune.py)."""
     import torch
     from sb3_contrib import MaskablePPO
+
+    model_class = MaskablePPO
+    if config.finetune.active:
+        from .finetune import fine_tuned_ppo
+
+        model_class = fine_tuned_ppo()
 
     policy_kwargs: dict[str, Any] = dict(config.policy)
     if "activation_fn" in policy_kwargs:
         policy_kwargs["activation_fn"] = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[policy_kwargs["activation_fn"]]
-    return MaskablePPO(
+    model = model_class(
         "MlpPolicy",
         vec_env,
         seed=config.seed,
@@ -106,6 +114,9 @@ def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None
         policy_kwargs=policy_kwargs,
         **config.ppo,
     )
+    if config.finetune.active:
+        model.finetune = config.finetune
+    return model
 
 
 def evaluate(
@@ -335,6 +346,7 @@ def build_callback(
             self.next_snapshot = config.self_play.snapshot_every
             self.best = max((h["results"][first_table(config)]["win_rate"] for h in history), default=-1.0)
             self.best_games = load_best_games(run_dir, history, config)
+            self.start_games = load_games(run_dir / "start_games.json", history[0] if history else None, config)
 
         def _on_step(self) -> bool:
             steps = self.num_timesteps
@@ -363,12 +375,16 @@ def build_callback(
                 "elapsed_seconds": clock.elapsed(),
                 "results": results,
             }
-            if self.best_games is not None and len(self.best_games["wins"]) == len(games[table]):
-                entry["vs_best"] = {
-                    "table": table,
-                    "best_timesteps": self.best_games["timesteps"],
-                    **paired_difference(games[table], self.best_games["wins"]),
-                }
+            for key, earlier in (("vs_start", self.start_games), ("vs_best", self.best_games)):
+                if earlier is not None and len(earlier["wins"]) == len(games[table]):
+                    entry[key] = {
+                        "table": table,
+                        "timesteps": earlier["timesteps"],
+                        **paired_difference(games[table], earlier["wins"]),
+                    }
+            if not history:  # the run's first model: the initial (or cloned) policy
+                self.start_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
+                (run_dir / "start_games.json").write_text(json.dumps(self.start_games))
             history.append(entry)
             (run_dir / "evaluations.json").write_text(json.dumps(history, indent=2))
             figures = ", ".join(
@@ -376,13 +392,14 @@ def build_callback(
                 + (f" [{r['win_ci95'][0]:.3f}, {r['win_ci95'][1]:.3f}]" if "win_ci95" in r else "")
                 for name, r in results.items()
             )
-            if "vs_best" in entry:
-                paired = entry["vs_best"]
-                low, high = paired["ci95"]
-                figures += (
-                    f"; against the best so far (step {paired['best_timesteps']}) on the same games "
-                    f"{paired['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
-                )
+            for key, what in (("vs_start", "the start"), ("vs_best", "the best so far")):
+                if key in entry:
+                    paired = entry[key]
+                    low, high = paired["ci95"]
+                    figures += (
+                        f"; against {what} (step {paired['timesteps']}) on the same games "
+                        f"{paired['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
+                    )
             print(
                 f"step {self.num_timesteps}/{config.total_timesteps} ({clock.elapsed():.0f} s): win rate {figures}",
                 flush=True,  # a progress line also when the output is a file or a pipe
@@ -406,22 +423,29 @@ def build_callback(
 def load_best_games(run_dir: Path, history: list[dict[str, Any]], config: TrainConfig) -> dict[str, Any] | None:
     """The best model's per-game wins on the first evaluation table (``best_games.json``), for a
     resumed run to go on pairing; None for a new run, or one whose file does not fit its history."""
-    path = run_dir / "best_games.json"
-    if not history or not path.is_file():
+    if not history:
         return None
-    record = read_json(path, "the best model's evaluation games")
     best = max(history, key=lambda h: h["results"][first_table(config)]["win_rate"])
+    return load_games(run_dir / "best_games.json", best, config)
+
+
+def load_games(path: Path, entry: dict[str, Any] | None, config: TrainConfig) -> dict[str, Any] | None:
+    """A model's per-game wins on the first evaluation table, as an evaluation wrote them (``entry``:
+    the history's entry of that model); None where the file is missing or does not fit the entry."""
+    if entry is None or not path.is_file():
+        return None
+    record = read_json(path, "a model's evaluation games")
     if not isinstance(record, dict):
         return None
     wins = record.get("wins")
     if (
-        record.get("timesteps") != best["timesteps"]
+        record.get("timesteps") != entry["timesteps"]
         or record.get("table") != first_table(config)
         or not isinstance(wins, list)
         or not all(_number(w) for w in wins)
     ):
         return None
-    return {"timesteps": best["timesteps"], "table": first_table(config), "wins": [float(w) for w in wins]}
+    return {"timesteps": entry["timesteps"], "table": first_table(config), "wins": [float(w) for w in wins]}
 
 
 def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint: bool = False) -> None:
@@ -592,6 +616,18 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
             run_pretraining(model, config, run_dir, args.trust_checkpoint)
         callback.num_timesteps = 0
         callback.run_evaluation()
+        if config.finetune.active:
+            from .finetune import keep_start
+
+            keep_start(model, run_dir)
+    elif config.finetune.active:
+        from .finetune import load_start
+
+        try:
+            load_start(model, run_dir)
+        except ValueError as exc:
+            vec_env.close()
+            raise InputError(str(exc)) from None
     remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(

@@ -1,0 +1,119 @@
+"""Fine-tuning a cloned policy with PPO without losing what the cloning gave (``finetune`` section).
+
+After behaviour cloning, PPO starts from a strong policy but from a critic that has only seen the
+teacher's games, and its first updates follow advantages measured by that critic; the entropy bonus
+and the clipped steps then move a nearly deterministic policy towards the uniform one. Two remedies,
+each a switch of the config's ``finetune`` section:
+
+``critic_warmup: N``
+    For the first N learner steps the policy's own weights are frozen: PPO's updates fit the value
+    network alone, to the returns of the cloned policy itself, before any advantage moves the policy.
+``kl_to_start: c`` (with ``kl_decay: D``)
+    After each PPO update, one pass over the rollout's observations takes gradient steps on
+    ``c_t * KL(start || current)``, where ``start`` is the policy at step 0 (the cloned one, kept
+    frozen, ``start_policy.safetensors`` in the run folder) and ``c_t`` decays linearly from ``c`` to
+    0 over the first D steps (D = 0: constant). PPO may move away from the clone where its returns say
+    so, and is pulled back where they do not.
+
+Both act inside :class:`FineTunedPPO`, MaskablePPO with ``train()`` extended (the PPO update
+itself is sb3-contrib's, unchanged); the run's ``evaluations.json`` then compares every model with
+the cloned start on the same games (``vs_start``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .config import FineTune
+
+START_POLICY = "start_policy.safetensors"
+
+
+def actor_parameters(policy) -> list:
+    """The parameters of the policy's action head (MlpPolicy: its policy network and action net;
+    the feature extractor of a flat observation has none)."""
+    return [*policy.mlp_extractor.policy_net.parameters(), *policy.action_net.parameters()]
+
+
+def fine_tuned_ppo():
+    """MaskablePPO with the fine-tuning remedies (imported lazily: the ``train`` extra)."""
+    import torch as th
+    from sb3_contrib import MaskablePPO
+
+    class FineTunedPPO(MaskablePPO):
+        """MaskablePPO whose updates first fit the critic alone, then are pulled towards the
+        policy it started from (see the module docstring)."""
+
+        finetune: FineTune = FineTune()
+        start_policy: Any = None
+
+        def train(self) -> None:
+            warming = self.num_timesteps <= self.finetune.critic_warmup
+            actor = actor_parameters(self.policy)
+            for parameter in actor:
+                parameter.requires_grad_(not warming)
+            try:
+                super().train()
+            finally:
+                for parameter in actor:
+                    parameter.requires_grad_(True)
+            self.logger.record("train/critic_warmup", float(warming))
+            if not warming:
+                self.pull_towards_start()
+
+        def pull_towards_start(self) -> None:
+            weight = self.finetune.kl_weight(self.num_timesteps)
+            if weight <= 0 or self.start_policy is None:
+                return
+            divergences = []
+            for data in self.rollout_buffer.get(self.batch_size):
+                with th.no_grad():
+                    start = self.start_policy.get_distribution(data.observations, action_masks=data.action_masks)
+                p = start.distribution.probs
+                log_q = self.policy.get_distribution(
+                    data.observations, action_masks=data.action_masks
+                ).distribution.logits
+                kl = (th.special.xlogy(p, p) - p * log_q).sum(dim=-1).mean()  # masked actions: p = 0
+                self.policy.optimizer.zero_grad()
+                (weight * kl).backward()
+                th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+                self.policy.optimizer.step()
+                divergences.append(kl.item())
+            self.logger.record("train/kl_to_start", sum(divergences) / max(len(divergences), 1))
+            self.logger.record("train/kl_weight", weight)
+
+    return FineTunedPPO
+
+
+def keep_start(model, run_dir: Path) -> None:
+    """Freeze a copy of the model's policy as its start, and write it to the run folder (safetensors:
+    a resumed run reads it back without unpickling)."""
+    from safetensors.torch import save_file
+
+    save_file({k: v.contiguous() for k, v in model.policy.state_dict().items()}, str(run_dir / START_POLICY))
+    model.start_policy = _frozen_copy(model.policy)
+
+
+def load_start(model, run_dir: Path) -> None:
+    """The start policy of a resumed run, from its folder."""
+    from safetensors.torch import load_file
+
+    path = run_dir / START_POLICY
+    if not path.is_file():
+        raise ValueError(
+            f"{run_dir} has no {START_POLICY}: the run's finetune section needs the policy it started from"
+        )
+    start = _frozen_copy(model.policy)
+    start.load_state_dict(load_file(str(path)))
+    model.start_policy = start
+
+
+def _frozen_copy(policy):
+    """A new policy of the same build with the same weights, in evaluation mode, never trained."""
+    start = type(policy)(**policy._get_constructor_parameters())
+    start.load_state_dict(policy.state_dict())
+    start.set_training_mode(False)
+    for parameter in start.parameters():
+        parameter.requires_grad_(False)
+    return start
