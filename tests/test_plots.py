@@ -45,7 +45,11 @@ def test_ckc_plot_draws_results_and_runs(tmp_path, capsys):
     run.mkdir()
     (run / "config.yaml").write_text("game: {num_players: 4}\n")
     history = [
-        {"timesteps": t, "results": {"vs_random": {"win_rate": rate, "games": 100, "win_ci95": [0, 1]}}}
+        {
+            "timesteps": t,
+            "elapsed_seconds": t / 10,
+            "results": {"vs_random": {"win_rate": rate, "games": 100, "win_ci95": [0, 1]}},
+        }
         for t, rate in [(0, 0.2), (1000, 0.3), (2000, 0.45)]
     ]
     (run / "evaluations.json").write_text(json.dumps(history))
@@ -55,6 +59,8 @@ def test_ckc_plot_draws_results_and_runs(tmp_path, capsys):
     plots.main(["run", str(run), "--out", str(curve), "--reference", str(reference)])
     assert curve.read_text().lstrip().startswith("<?xml")
     assert "wrote" in capsys.readouterr().out
+    plots.main(["run", str(run), "--out", str(curve), "--wall-time"])  # by steps and by minutes, side by side
+    assert "wall-clock minutes" in curve.read_text() and "learner steps" in curve.read_text()
 
 
 @pytest.mark.parametrize(

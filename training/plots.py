@@ -81,10 +81,13 @@ def plot_results(results: Sequence[dict[str, Any]], out: str | Path) -> Path:
     return _save(figure, out)
 
 
-def plot_run(run_dir: str | Path, out: str | Path, references: Sequence[dict[str, Any]] = ()) -> Path:
+def plot_run(
+    run_dir: str | Path, out: str | Path, references: Sequence[dict[str, Any]] = (), wall_time: bool = False
+) -> Path:
     """A run's evaluations over training: the learner's win rate against each evaluation table,
     with its 95% interval as a band; each reference (a saved lineup result) adds a line at its first
-    player's win rate, e.g. ``passive`` against the same opponents."""
+    player's win rate, e.g. ``passive`` against the same opponents. ``wall_time`` adds a second panel
+    with the same curves over the run's wall-clock minutes (``elapsed_seconds``)."""
     plt = _pyplot()
     run_dir = Path(run_dir)
     path = run_dir / "evaluations.json"
@@ -94,17 +97,27 @@ def plot_run(run_dir: str | Path, out: str | Path, references: Sequence[dict[str
     if not isinstance(history, list) or not history:
         raise ValueError(f"{path} holds no evaluations")
     n = _num_players(run_dir)
-    figure, axis = plt.subplots(figsize=(7.5, 4))
+    panels = [("learner steps", [h["timesteps"] for h in history])]
+    if wall_time:
+        panels.append(("wall-clock minutes", [h["elapsed_seconds"] / 60 for h in history]))
+    figure, axes = plt.subplots(1, len(panels), figsize=(7.5 * len(panels), 4), squeeze=False)
+    for axis, (xlabel, xs) in zip(axes[0], panels, strict=True):
+        _curves(axis, history, xs, references, n)
+        axis.set_xlabel(xlabel)
+        axis.set_title(f"{run_dir.name}: evaluations during training, by {xlabel}", fontsize=10)
+    return _save(figure, out)
+
+
+def _curves(axis: Any, history: list[dict[str, Any]], xs: list[float], references, n: int | None) -> None:
     for table in history[0]["results"]:
-        steps = [h["timesteps"] for h in history]
         rates = [h["results"][table]["win_rate"] for h in history]
         # Wilson's interval from the rate and the game count (runs saved before the project used it
         # for rates hold a normal interval in win_ci95).
         bounds = [wilson(h["results"][table]["win_rate"], h["results"][table]["games"]) for h in history]
         low, high = [b[0] for b in bounds], [b[1] for b in bounds]
         games = history[-1]["results"][table]["games"]
-        axis.plot(steps, rates, marker="o", label=f"{table} ({games} games each)")
-        axis.fill_between(steps, low, high, alpha=0.2)
+        axis.plot(xs, rates, marker="o", label=f"{table} ({games} games each)")
+        axis.fill_between(xs, low, high, alpha=0.2)
     for reference, colour in zip(references, ("tab:red", "tab:purple", "tab:brown"), strict=False):
         _, _, rows = win_rates(reference)
         label, rate, low, high = rows[0]
@@ -115,13 +128,10 @@ def plot_run(run_dir: str | Path, out: str | Path, references: Sequence[dict[str
         axis.axhspan(low, high, color=colour, alpha=0.1)
     if n:
         axis.axhline(1 / n, linestyle="--", color="grey", linewidth=1, label=f"fair share 1/{n}")
-    axis.set_xlabel("learner steps")
     axis.set_ylabel("win rate (95% interval)")
     axis.set_ylim(0, 1)
-    axis.set_title(f"{run_dir.name}: evaluations during training", fontsize=10)
     axis.legend(fontsize=8)
     axis.grid(alpha=0.3)
-    return _save(figure, out)
 
 
 def _num_players(run_dir: Path) -> int | None:
@@ -169,6 +179,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="JSON",
         help="lineup results (ckc-evaluate --out) whose first player's win rate is drawn as a line",
     )
+    run.add_argument("--wall-time", action="store_true", help="a second panel: the curves by wall-clock minutes")
     args = parser.parse_args(argv)
     try:
         if args.kind == "results":
@@ -177,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             references = [_load(f) for f in args.reference]
             if any(not isinstance(r, dict) or "lineup" not in r for r in references):
                 raise ValueError("--reference takes lineup results (ckc-evaluate --lineup ... --out PREFIX)")
-            path = plot_run(args.run_dir, args.out, references)
+            path = plot_run(args.run_dir, args.out, references, wall_time=args.wall_time)
     except ValueError as exc:
         cli.fail(parser, exc)
     except (KeyError, TypeError, IndexError, AttributeError) as exc:  # a JSON file of another shape
