@@ -299,8 +299,10 @@ class Encoder:
 
     def observation(self, view: PlayerView, reader=None) -> np.ndarray:
         """The observation vector of ``view.seat`` (float32). A layout with the players' posterior
-        reads the table with ``reader`` (a ``TableReader`` of the seat, brought up to date here; a
-        fresh one if None: the result is the same, only slower)."""
+        reads the table with ``reader`` (a ``TableReader`` of the seat, brought up to date here, as a
+        player that keeps one reads at its own decisions), or with a fresh one if None, which makes the
+        vector a function of the state: the two differ only in how a window before a forced accusation
+        is read (see ``TableReader``)."""
         o = self.o
         out, mv = self.public(view)
         kind = view.decision_kind

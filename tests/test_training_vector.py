@@ -64,6 +64,6 @@ def test_ckc_train_runs_on_the_vector_path(tmp_path, workers):
     history = json.loads((run / "evaluations.json").read_text())
     assert [h["timesteps"] for h in history][-1] >= 1024
     assert (run / "final_model.json").is_file() and (run / "pretrain.json").is_file()
-    with pytest.raises(SystemExit):  # bayes_v2 has no batched form: refused before anything runs
-        config.write_text(config.read_text().replace("[random]\npretrain", "[bayes_v2]\npretrain"))
+    with pytest.raises(SystemExit):  # self-play snapshots have no batched form: refused before anything runs
+        config.write_text(config.read_text().replace("[random]\npretrain", "[self]\npretrain"))
         train.main([str(config), "--run-dir", str(tmp_path / "other"), "--no-progress"])

@@ -26,8 +26,8 @@ Output: the table (or ranking) is printed as Markdown on stdout. Files are writt
 
 ``--rules`` takes a rules preset by name (``base``, ``stasi``, ``adler``, ``both``: ``configs/rules/``)
 or the path of a YAML file; the number of seats comes from the lineup (or ``--num-players``). When
-every player has a batched form (``random``, ``passive``, ``eager``, ``bayes_v1``, ``cheater``,
-checkpoints) the games are played on the batched engine, thousands at once in one process (one
+every player has a batched form (``random``, ``passive``, ``eager``, ``bayes_v1``, ``bayes_v2``,
+``cheater``, checkpoints) the games are played on the batched engine, thousands at once in one process (one
 chance model deals both engines' games: ``--engine scalar`` gives the same games, game by game);
 otherwise they run on all cores unless ``--workers`` says otherwise, with a progress bar on stderr (``--no-progress`` turns it off). Bad input (an unknown agent or
 parameter, a wrong number of players, a missing or malformed rules file, ...) ends with a usage

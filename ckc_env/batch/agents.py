@@ -6,18 +6,17 @@
 | ``passive`` | passes; forced: the most likely chief; keeps Adler chips | the same rules as array operations |
 | ``eager`` | the most likely chief at its first chance | the same |
 | ``bayes_v1`` | exact beliefs, expected chip value against a moving bar | the same numbers (``batch.beliefs``) and the same float64 expressions in the same order, so every threshold comparison agrees |
+| ``bayes_v2`` | bayes_v1's rule on a posterior that also reads the other players' decisions (a ``TableReader`` per game) | the same numbers from ``batch.players_posterior``: every decision of the round read for all games at once, each game's reading kept between its decisions as the scalar reader keeps it |
 | ``cheater`` | reads the hidden clues (an upper bound) | the same |
-
-``bayes_v2`` has no batched form: it reads each game's record of passes and accusations decision by
-decision (a ``TableReader`` per game), which is Python work per game; it plays in scalar tables.
 
 A batched agent's ``act(state, games)`` returns the actions of the pending decisions of ``games``
 (one seat per game: ``state.pending_seat[games]``). Its deterministic decisions (every window and
-forced accusation of ``passive``, ``eager``, ``bayes_v1`` and ``cheater``) equal the scalar agent's
+forced accusation of ``passive``, ``eager``, ``bayes_v1``, ``bayes_v2`` and ``cheater``) equal the scalar agent's
 on the same position; its random ones (``random``, clue faces, which seat a Cafe Adler swap goes
 to) come from the agent's own ``numpy`` Generator, so they are as likely as the scalar agent's but
 not the same draws. Every agent but ``cheater`` reads only what the seat may know: the public
-arrays, its own clue, tile and chips, and the posterior of ``batch.beliefs``.
+arrays, its own clue, tile and chips, and the posteriors of ``batch.beliefs`` and
+``batch.players_posterior``.
 
     lineup = [make_batch_agent("bayes_v1", seed=s) for s in range(4)]
     actions = decide(state, lineup)               # one action per game
@@ -26,11 +25,11 @@ arrays, its own clue, tile and chips, and the posterior of ``batch.beliefs``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
 
 import numpy as np
 
 from ..agents.bayes import BayesParams
+from ..agents.bayes_v2 import BayesV2Params
 from ..config import BLACK, GOLD, WHITE
 from ..engine.actions import (
     ACCUSE,
@@ -46,9 +45,11 @@ from ..engine.actions import (
 from ..engine.cards import N_CATS
 from ..engine.chance import GOLDEN, Stream, mix64
 from .beliefs import seat_beliefs
+from .chip_values import expected_chip_values
 from .game import legal_action_mask
+from .players_posterior import PlayersReader
 from .scoring import chief_of, matches
-from .state import SEAT_RANGE, SEATS, BatchRules, BatchState
+from .state import SEAT_RANGE, SEATS, BatchState
 from .suspicion import targets
 
 _BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
@@ -211,81 +212,107 @@ class BatchEagerAgent(BatchAccuser):
         return ACCUSE + most_likely_target(target_matrix(state, games), b.chief, b.assistant)
 
 
-def expected_chip_values(state: BatchState, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """(k, 3) E[value] of the next chip of each colour over the chips the seat has not seen
-    (``agents.bayes.expected_chip_values``): the pool's sums less the seat's own, as integers,
-    divided once."""
-    rules = state.rules
-    pool_sum, pool_count = _pool_sums(rules)
-    own = state.value_counts[games, seats].astype(np.int64)  # by points -2..5: each value has one colour
-    sums = pool_sum - own @ _VALUE_BY_COLOUR
-    counts = pool_count - state.chip_table[games, seats, :3]
-    if rules.stasi_id >= 0:  # counts 0, or -2 in the last round, unless the seat holds it
-        elsewhere = (state.holdings[games, seats] >> np.uint64(rules.stasi_id)) & np.uint64(1) == 0
-        last_round = state.round_index[games] + 1 >= rules.config.max_rounds
-        sums[:, BLACK] -= 2 * (elsewhere & last_round)
-    ok = (counts > 0) & (state.supply_len[games] > 0)
-    return np.where(ok, sums / np.where(ok, counts, 1), 0.0)
-
-
-_VALUE_BY_COLOUR = np.zeros((8, 3), dtype=np.int64)
-"""``_VALUE_BY_COLOUR[points + 2, colour]``: the printed value of a chip counting those points, in
-its colour's column (gold 3..5, white 1..2, black -1..0; -2 points is the Stasi chip, value 0)."""
-for _points, _colour in zip(range(-2, 6), (BLACK, BLACK, BLACK, WHITE, WHITE, GOLD, GOLD, GOLD), strict=True):
-    _VALUE_BY_COLOUR[_points + 2, _colour] = 0 if _points == -2 else _points
-
-
-@cache
-def _pool_sums(rules: BatchRules) -> tuple[np.ndarray, np.ndarray]:
-    """Printed values summed by colour (the Stasi chip as 0) and chips by colour, of the whole pool."""
-    values = np.where(np.arange(rules.n_chips) == rules.stasi_id, 0, rules.chip_value)
-    sums = np.array([values[rules.chip_colour == c].sum() for c in range(3)], dtype=np.int64)
-    counts = np.array([(rules.chip_colour == c).sum() for c in range(3)], dtype=np.int64)
-    return sums, counts
+def bayes_v1_rule(
+    p: BayesParams,
+    chief: np.ndarray,
+    assistant: np.ndarray,
+    allowed: np.ndarray,
+    values: np.ndarray,
+    others_left: np.ndarray,
+    n: np.ndarray,
+    drawn: np.ndarray,
+    forced: np.ndarray,
+    non_accuser_white: str,
+) -> np.ndarray:
+    """bayes_v1's rule (``agents.bayes.decide``) for k positions, with its float64 expressions in its
+    order, so that every threshold comparison agrees: ``ACCUSE + cat`` or ``PASS`` per row, given the
+    posterior (k, 32), the cats that may be accused (k, 32) bool, the expected chip values (k, 3),
+    the other players who may still accuse, the player counts, the cats drawn (k,) uint32 and
+    whether the accusation is forced. bayes_v2's model of the other players decides by it too."""
+    gold, white, black = values[:, GOLD, None], values[:, WHITE, None], values[:, BLACK, None]
+    ev = chief * gold + assistant * white + (1.0 - chief - assistant) * black
+    best_ev = np.where(allowed, ev, -np.inf).max(1, keepdims=True)
+    tied = allowed & (ev == best_ev)
+    best_chief = np.where(tied, chief, -np.inf).max(1, keepdims=True)
+    best = _first(tied & (chief == best_chief))
+    best_ev, best_chief = best_ev[:, 0], best_chief[:, 0]
+    if non_accuser_white == "chief_uncaught":
+        non_accuser = white[:, 0]  # whoever is left takes white unless the chief is caught
+    else:  # white while the chief may still be in the deck
+        undrawn = (drawn[:, None] >> _BIT_INDEX) & np.uint32(1) == 0
+        p_undrawn = np.cumsum(np.where(undrawn, chief, 0.0), axis=1)[:, -1]  # Python's sum: left to right
+        non_accuser = p_undrawn * white[:, 0] + (1 - p_undrawn) * black[:, 0]
+    share = (others_left - 1) / np.maximum(1, n - 2)
+    bar = p.bar_late + (p.bar_early - p.bar_late) * share
+    take = np.where(others_left <= 1, best_ev >= non_accuser + p.margin_last, best_ev >= bar)
+    take |= forced | (best_chief >= p.sure)
+    return np.where(take, ACCUSE + best, PASS)
 
 
 class BatchBayesAgent(BatchAccuser):
     """``bayes_v1`` (see ``agents.bayes``), with the scalar agent's float64 expressions."""
 
     name = "bayes_v1"
+    params_type: type[BayesParams] = BayesParams
 
     def __init__(self, seed: int | None = None, **params: float) -> None:
         super().__init__(seed)
-        unknown = sorted(set(params) - set(BayesParams.names()))
+        accepted = self.params_type.names()
+        unknown = sorted(set(params) - set(accepted))
         if unknown:
-            raise ValueError(f"unknown bayes_v1 parameter(s) {unknown}: accepted are {list(BayesParams.names())}")
-        self.params = BayesParams(**params)
+            raise ValueError(f"unknown {self.name} parameter(s) {unknown}: accepted are {list(accepted)}")
+        self.params = self.params_type(**params)
 
     def accuse(self, state: BatchState, games: np.ndarray, forced: np.ndarray) -> np.ndarray:
-        p = self.params
         seats = state.pending_seat[games].astype(np.int64)
         b = seat_beliefs(state, games, seats, clues=False)
-        values = expected_chip_values(state, games, seats)
-        gold, white, black = values[:, GOLD, None], values[:, WHITE, None], values[:, BLACK, None]
-        chief, assistant = b.chief, b.assistant
-        allowed = target_matrix(state, games)
-        ev = chief * gold + assistant * white + (1.0 - chief - assistant) * black
-        best_ev = np.where(allowed, ev, -np.inf).max(1, keepdims=True)
-        tied = allowed & (ev == best_ev)
-        best_chief = np.where(tied, chief, -np.inf).max(1, keepdims=True)
-        best = _first(tied & (chief == best_chief))
-        best_ev, best_chief = best_ev[:, 0], best_chief[:, 0]
+        return self.apply_rule(
+            state, games, seats, b.chief, b.assistant, expected_chip_values(state, games, seats), forced
+        )
 
+    def apply_rule(
+        self,
+        state: BatchState,
+        games: np.ndarray,
+        seats: np.ndarray,
+        chief: np.ndarray,
+        assistant: np.ndarray,
+        values: np.ndarray,
+        forced: np.ndarray,
+    ) -> np.ndarray:
+        """The rule on the table of ``games`` as it lies, for a posterior of the acting ``seats``."""
         n = state.n[games].astype(np.int64)
         seated = n[:, None] > SEAT_RANGE
         others_left = ((state.accused_by[games] == -1) & seated).sum(1) - 1
-        if state.rules.config.non_accuser_white == "chief_uncaught":
-            non_accuser = white[:, 0]  # whoever is left takes white unless the chief is caught
-        else:  # white while the chief may still be in the deck
-            drawn = np.bitwise_or.reduce(state.rows[games] | state.discards[games], axis=1)
-            undrawn = (drawn[:, None] >> _BIT_INDEX) & np.uint32(1) == 0
-            p_undrawn = np.cumsum(np.where(undrawn, chief, 0.0), axis=1)[:, -1]  # Python's sum: left to right
-            non_accuser = p_undrawn * white[:, 0] + (1 - p_undrawn) * black[:, 0]
-        share = (others_left - 1) / np.maximum(1, n - 2)
-        bar = p.bar_late + (p.bar_early - p.bar_late) * share
-        take = np.where(others_left <= 1, best_ev >= non_accuser + p.margin_last, best_ev >= bar)
-        take |= forced | (best_chief >= p.sure)
-        return np.where(take, ACCUSE + best, PASS)
+        drawn = np.bitwise_or.reduce(state.rows[games] | state.discards[games], axis=1)
+        allowed = target_matrix(state, games)
+        config = state.rules.config
+        return bayes_v1_rule(
+            self.params, chief, assistant, allowed, values, others_left, n, drawn, forced, config.non_accuser_white
+        )
+
+
+class BatchBayesV2Agent(BatchBayesAgent):
+    """``bayes_v2`` (see ``agents.bayes_v2``): bayes_v1's rule on the posterior that also reads the
+    other players' decisions, kept per game and seat by a :class:`~ckc_env.batch.players_posterior.PlayersReader`
+    (read at the seat's own decisions, as the scalar agent's ``TableReader``)."""
+
+    name = "bayes_v2"
+    params_type = BayesV2Params
+
+    def __init__(self, seed: int | None = None, **params: float) -> None:
+        super().__init__(seed, **params)
+        self.reader = PlayersReader(self.params, self.params.follow)
+
+    def start(self, games: np.ndarray, keys: np.ndarray) -> None:
+        super().start(games, keys)
+        self.reader.start(games)
+
+    def accuse(self, state: BatchState, games: np.ndarray, forced: np.ndarray) -> np.ndarray:
+        seats = state.pending_seat[games].astype(np.int64)
+        values = expected_chip_values(state, games, seats)
+        b = self.reader.beliefs(state, games, seats, values, clues=False)
+        return self.apply_rule(state, games, seats, b.chief, b.assistant, values, forced)
 
 
 class BatchCheaterAgent(BatchAccuser):
@@ -311,6 +338,7 @@ BATCH_REGISTRY: dict[str, Callable[..., BatchAgent]] = {
     "passive": BatchPassiveAgent,
     "eager": BatchEagerAgent,
     "bayes_v1": BatchBayesAgent,
+    "bayes_v2": BatchBayesV2Agent,
     "cheater": BatchCheaterAgent,
 }
 
@@ -339,10 +367,12 @@ __all__ = [
     "BatchAccuser",
     "BatchAgent",
     "BatchBayesAgent",
+    "BatchBayesV2Agent",
     "BatchCheaterAgent",
     "BatchEagerAgent",
     "BatchPassiveAgent",
     "BatchRandomAgent",
+    "bayes_v1_rule",
     "decide",
     "make_batch_agent",
 ]

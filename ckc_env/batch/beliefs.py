@@ -89,11 +89,18 @@ class BatchBeliefs:
 
 def clue_candidates(rows: np.ndarray, discards: np.ndarray) -> np.ndarray:
     """The set of clues (10 bits) shown by every cat of a row and by no cat of a discard pile."""
+    if rows.size <= 256:  # few piles: one pass over (piles, 10), cheaper than ten passes
+        shown = ((rows[..., None] & _NOT_CLUE_CATS) == 0) & ((discards[..., None] & _CLUE_CATS) == 0)
+        return shown @ _CLUE_BITS
     out = np.zeros(rows.shape, dtype=np.int64)
     for q in range(N_CLUES):
         cats = _CLUE_CATS[q]
         out |= (((rows & ~cats) == 0) & ((discards & cats) == 0)).astype(np.int64) << q
     return out
+
+
+_NOT_CLUE_CATS = ~_CLUE_CATS
+_CLUE_BITS = np.int64(1) << np.arange(N_CLUES, dtype=np.int64)
 
 
 def slot_candidates(state: BatchState, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -152,6 +159,16 @@ def count_worlds(cand: np.ndarray, clues: bool = True) -> tuple[np.ndarray, np.n
     return chief_counts, clue_counts
 
 
+def chief_and_assistant(chief_counts: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(chief) and P(assistant) (k, 32) from the worlds counted per chief and their ``total``: one
+    division of exact integers each, as the scalar code divides."""
+    chief = chief_counts / total[:, None]
+    neighbours = chief_counts[:, _NEIGHBOURS[:, 0]]
+    for f in range(1, N_FEATURES):
+        neighbours += chief_counts[:, _NEIGHBOURS[:, f]]  # integer sums: exact in any order
+    return chief, neighbours / total[:, None]
+
+
 def seat_beliefs(state: BatchState, games: np.ndarray, seats: np.ndarray, clues: bool = True) -> BatchBeliefs:
     """The exact posterior of ``seats[i]``'s information set in game ``games[i]`` (without the
     seats' clue distributions, which the scripted players do not read, when ``clues`` is False:
@@ -164,8 +181,7 @@ def seat_beliefs(state: BatchState, games: np.ndarray, seats: np.ndarray, clues:
     if np.any(total == 0):
         bad = games[total == 0][:5]
         raise ValueError(f"inconsistent information sets (no assignment) in games {bad.tolist()}")
-    chief = chief_counts / total[:, None]
-    assistant = chief_counts[:, _NEIGHBOURS].sum(2) / total[:, None]  # integer sums: exact
+    chief, assistant = chief_and_assistant(chief_counts, total)
     n = state.n[games].astype(np.int64)
     clue = None
     if clue_counts is not None:

@@ -1,11 +1,11 @@
 """Observation and state vectors of a batch: ``ckc_env.observation``'s layouts, bit for bit.
 
 Every piece is filled for all games at once by name from the layout's offsets, so any layout of
-``ckc_env.observation.LAYOUTS`` (v1 with or without beliefs, and the legacy v0) and the ``STATE``
-layout come out exactly as the scalar encoder writes them: the same float32 values, computed by the
-same float64 (or float32) operations before the cast. Entries that are 1.0 (flags, one-hot
-pieces) are gathered as flat positions and written in one scatter; counts and bits are written as
-blocks.
+``ckc_env.observation.LAYOUTS`` (v1 with or without the exact beliefs or the players' posterior, and
+the legacy v0) and the ``STATE`` layout come out exactly as the scalar encoder writes them: the same
+float32 values, computed by the same float64 (or float32) operations before the cast. Entries that
+are 1.0 (flags, one-hot pieces) are gathered as flat positions and written in one scatter; counts
+and bits are written as blocks. The players' posterior comes from ``batch.players_posterior``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..engine.cards import INVESTIGATOR, N_CATS, N_CLUES
 from ..engine.state import SCORING
 from ..layout import Layout
 from ..observation import MAX_ACCUSATIONS, MAX_DECK, OBSERVATION, STATE, TENTHS
-from .beliefs import seat_beliefs
+from .beliefs import BatchBeliefs, seat_beliefs
 from .scoring import chief_of
 from .state import CAT_BITS, N_VALUES, SEAT_RANGE, SEATS, BatchState
 from .suspicion import targets
@@ -35,7 +35,7 @@ _WRITTEN = {
     # pieces every call writes whole (the rest starts at zero)
     "deck_size", "investigators_left", "accusation_cards", "rows", "discards", "accused", "chip_colours", "targets",
     "supply", "own_chip_values", "own_points", "belief_chief", "belief_assistant", "belief_clues", "deck_cats",
-    "chip_values", "points", "hidden_adler",
+    "chip_values", "points", "hidden_adler", "players_chief", "players_assistant", "players_clues",
 }  # fmt: skip
 
 
@@ -160,11 +160,20 @@ def _public(
 
 
 def observe(
-    state: BatchState, seats: np.ndarray | None = None, layout: Layout = OBSERVATION, out: np.ndarray | None = None
+    state: BatchState,
+    seats: np.ndarray | None = None,
+    layout: Layout = OBSERVATION,
+    out: np.ndarray | None = None,
+    players: BatchBeliefs | None = None,
 ) -> np.ndarray:
     """(B, layout.size) float32: the observation of ``seats[b]`` in game b (default: the seat to act,
     seat 0 where the game is over), as ``ckc_env.observation.encode_observation`` writes it; into
-    ``out`` (reused between steps) if given."""
+    ``out`` (reused between steps) if given.
+
+    A layout with the players' posterior (``OBSERVATION_WITH_PLAYER_BELIEFS``) reads the others'
+    decisions afresh in every game (as the scalar encoder without a reader), unless ``players``
+    gives those pieces (``players_posterior.observed_posterior`` of these games and seats, e.g. from
+    a reader kept across steps, as the scalar ``Table`` keeps one per seat)."""
     if seats is None:
         seats = np.where(state.pending_kind >= 0, state.pending_seat, 0)
     seats = np.asarray(seats, dtype=np.int64)
@@ -194,6 +203,16 @@ def observe(
         relative = np.take_along_axis(b.clue, (absolute % SEATS)[:, :, None], 1)
         relative = np.where((absolute >= 0)[:, :, None], relative, 0.0)
         out[:, o["belief_clues"] : o["belief_clues"] + SEATS * N_CLUES] = relative.reshape(len(games), -1)
+        if "players_chief" in o:
+            if players is None:
+                from .players_posterior import observed_posterior  # it builds on the batched agents
+
+                players = observed_posterior(state, games, seats, exact=b)
+            out[:, o["players_chief"] : o["players_chief"] + N_CATS] = players.chief
+            out[:, o["players_assistant"] : o["players_assistant"] + N_CATS] = players.assistant
+            relative = np.take_along_axis(players.clue, (absolute % SEATS)[:, :, None], 1)
+            relative = np.where((absolute >= 0)[:, :, None], relative, 0.0)
+            out[:, o["players_clues"] : o["players_clues"] + SEATS * N_CLUES] = relative.reshape(len(games), -1)
     return ones.write(out)
 
 

@@ -89,7 +89,7 @@ def _observation_width(belief_features: Any) -> int:
     from .vector import ENV_VERSION
 
     layouts = LAYOUTS[ENV_VERSION]
-    return layouts[belief_features if belief_features in (False, True) else False].size
+    return layouts[belief_features if belief_features in (False, True, "players") else False].size
 
 
 class SubprocVectorEnv(gymnasium.vector.VectorEnv):

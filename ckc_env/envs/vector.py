@@ -10,17 +10,22 @@ through ``ckc_env.training.vec_env.SB3VecEnv``.
 
 | | |
 |---|---|
-| Observation | (num_envs, 736) float32, each slot's learner observation; (num_envs, 850) with ``belief_features=True`` |
+| Observation | (num_envs, 736) float32, each slot's learner observation; (num_envs, 850) with ``belief_features=True``, (num_envs, 964) with ``belief_features="players"`` |
 | Action | (num_envs,) of Discrete(40), the env card's action table; ``action_masks()`` is (num_envs, 40) bool |
 | Reward | as the single-agent view: ``"points"``, ``"win"`` or ``"margin"``, everything the learner earned since its previous decision |
 | Episode end | the game's end (``terminations``); never truncated. Autoreset ``SAME_STEP``: the observation returned is the next game's first; the last one is ``infos["final_obs"]`` (``"_final_obs"`` marks the slots), ``infos["final_info"]`` holds ``points``, ``margin`` (points less the mean of the others'), ``win_share``, ``is_winner`` and ``illegal_action`` |
 | Illegal action | ends that slot's game at once with reward ``illegal_penalty`` (default -1), ``final_info["illegal_action"]`` True |
 
 Opponents must have a batched form: the names of ``ckc_env.batch.agents.BATCH_REGISTRY``
-(``random``, ``passive``, ``eager``, ``bayes_v1``, ``cheater``, with parameters as specs allow) and
-checkpoints (safe agent files; a stable-baselines3 zip with ``trust_checkpoint``), which decide with
-one forward pass of their NumPy network per batch. Anything else (``bayes_v2``, a checkpoint reading
-the players' posterior) is refused at construction with the accepted players named.
+(``random``, ``passive``, ``eager``, ``bayes_v1``, ``bayes_v2``, ``cheater``, with parameters as
+specs allow) and checkpoints (safe agent files, also those reading the players' posterior; a
+stable-baselines3 zip with ``trust_checkpoint``), which decide with one forward pass of their NumPy
+network per batch. Anything else (an RLlib checkpoint) is refused at construction with the accepted
+players named.
+
+With ``belief_features="players"`` each slot's learner reads the other players' decisions through a
+:class:`~ckc_env.batch.players_posterior.PlayersReader` brought up to date whenever the learner is
+observed, as the scalar table keeps a ``TableReader`` per seat.
 
 ``num_players`` is a count or a list of counts: each slot's game is dealt a count drawn uniformly
 from the list at every reset. ``opponents`` is one spec for every other seat, a list of n-1 specs in
@@ -42,6 +47,7 @@ from gymnasium.vector.utils import batch_space
 
 from .. import batch, players
 from ..batch.agents import BatchAgent, seat_keys
+from ..batch.players_posterior import PlayersReader, observed_posterior
 from ..batch.state import BatchState
 from ..engine.actions import N_ACTIONS
 from ..observation import ENV_VERSION, LAYOUTS
@@ -62,7 +68,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         num_envs: int,
         opponents: Any = "bayes_v1",
         learner_seat: int | str = "random",
-        belief_features: bool = False,
+        belief_features: bool | str = False,
         reward: str = "points",
         illegal_penalty: float = -1.0,
         trust_checkpoint: bool = False,
@@ -104,6 +110,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self.trust_checkpoint = trust_checkpoint
         self.belief_features = belief_features
         self.layout = LAYOUTS[ENV_VERSION][belief_features]
+        self._reader = PlayersReader() if "players_chief" in self.layout.offsets else None
         low_bounds, high_bounds = self.layout.bounds()
         self.single_observation_space = spaces.Box(low=low_bounds, high=high_bounds, dtype=np.float32)
         self.single_action_space = spaces.Discrete(N_ACTIONS)
@@ -260,6 +267,8 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         keys = seat_keys(self.state.key[slots])
         for player in self._players:
             player.start(slots, keys)
+        if self._reader is not None:
+            self._reader.start(slots)
 
     def _restart(self, slots: np.ndarray) -> None:
         self._pending[slots] = 0.0
@@ -267,7 +276,10 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self._settle(slots, self._pending)
 
     def _observe(self) -> np.ndarray:
-        return batch.observe(self.state, seats=self.seat, layout=self.layout)
+        players = None
+        if self._reader is not None:
+            players = observed_posterior(self.state, np.arange(self.num_envs), self.seat, self._reader)
+        return batch.observe(self.state, seats=self.seat, layout=self.layout, players=players)
 
     def _info(self) -> dict[str, Any]:
         """The seat and player count of every slot's game, with gymnasium's presence masks."""

@@ -9,8 +9,8 @@ again. ``validate``, ``build`` and ``build_batched`` are the one-call forms.
 
 | spec | scalar | batched |
 |---|---|---|
-| a name of ``ckc_env.agents.REGISTRY`` | the scripted player | its form of ``ckc_env.batch.agents.BATCH_REGISTRY`` (``bayes_v2`` has none) |
-| a checkpoint (agent card, trusted zip) | :class:`~ckc_env.players.policy.PolicyAgent` | :class:`~ckc_env.players.batch_policy.BatchPolicyAgent` (not with the players' posterior) |
+| a name of ``ckc_env.agents.REGISTRY`` | the scripted player | its form of ``ckc_env.batch.agents.BATCH_REGISTRY`` |
+| a checkpoint (agent card, trusted zip) | :class:`~ckc_env.players.policy.PolicyAgent` | :class:`~ckc_env.players.batch_policy.BatchPolicyAgent` |
 | an RLlib checkpoint (trusted) | :class:`~ckc_env.players.rllib.RLlibAgent` | none |
 """
 
@@ -48,7 +48,7 @@ class Player:
         """Whether the player has a batched form."""
         if self.parsed.kind == "agent":
             return self.parsed.name in BATCH_REGISTRY
-        return self.network is not None and "players_chief" not in self.network.layout.offsets
+        return self.network is not None
 
     def scalar(self, seed: int | None) -> Agent:
         """A seeded player for the scalar engine."""

@@ -7,7 +7,7 @@ and for the training configs that name them.
 | ``learner_seat`` | ``"random"`` or a seat of the smallest count | :func:`learner_seat` |
 | ``opponents`` | one spec for every other seat, a list of n-1 specs in seat order after the learner, or ``{count: spec or list}`` naming every count | :func:`opponents_by_count` |
 | ``reward`` | ``"points"``, ``"win"``, ``"margin"`` | :func:`reward` (``ckc_env.table.rewards``) |
-| ``belief_features`` | ``False``, ``True``, ``"players"`` (no batched form) | :func:`belief_features` |
+| ``belief_features`` | ``False``, ``True``, ``"players"`` | :func:`belief_features` |
 | any other | a field of :class:`~ckc_env.config.GameConfig` | :func:`game_configs` |
 
 Every refusal is a ``ValueError`` that names the option, the value (shortened) and what is accepted.
@@ -95,11 +95,11 @@ def reward(value: Any, name: str = "reward") -> str:
 
 
 def belief_features(value: Any, batched: bool = False, name: str = "belief_features") -> bool | str:
-    """The observation's belief pieces; the players' posterior has no batched form."""
-    choices = tuple(v for v in BELIEF_FEATURES if not (batched and v == "players"))
-    if not any(value is v or (isinstance(v, str) and value == v) for v in choices):
-        extra = " (the players' posterior, 'players', has no batched form)" if batched else ""
-        fail(name, value, ", ".join(repr(v) for v in choices) + extra)
+    """The observation's belief pieces (the same for both engines: ``batched`` is kept for callers
+    that say which one they build; the batched engine writes every layout, the players' posterior
+    with ``ckc_env.batch.players_posterior``)."""
+    if not any(value is v or (isinstance(v, str) and value == v) for v in BELIEF_FEATURES):
+        fail(name, value, ", ".join(repr(v) for v in BELIEF_FEATURES))
     return value
 
 
