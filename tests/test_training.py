@@ -368,6 +368,28 @@ def test_one_seed_gives_one_run(tmp_path):
     assert not all(torch.equal(weights[k], other[k]) for k in weights)
 
 
+def test_paired_differences_by_player_count(tmp_path):
+    """With several player counts each evaluation is paired with the start at every count as well:
+    each count's difference is that of its two win rates, and the pooled one their mean."""
+    config = tmp_path / "counts.yaml"
+    config.write_text(
+        TINY.replace("total_timesteps: 256", "total_timesteps: 128").replace(
+            "{num_players: 3}", "{num_players: [3, 4]}"
+        )
+    )
+    folder = train.main([str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    start, latest = json.loads((folder / "evaluations.json").read_text())
+    paired = latest["vs_start"]
+    assert set(paired["by_count"]) == {"3", "4"}
+    for n, by_count in paired["by_count"].items():
+        rates = [e["results"]["vs_random"]["by_count"][n]["win_rate"] for e in (latest, start)]
+        assert by_count["games"] == latest["results"]["vs_random"]["by_count"][n]["games"]
+        assert by_count["difference"] == pytest.approx(rates[0] - rates[1])
+    counts = paired["by_count"].values()
+    pooled = sum(c["difference"] * c["games"] for c in counts) / sum(c["games"] for c in counts)
+    assert paired["difference"] == pytest.approx(pooled)
+
+
 def test_a_critic_warmup_trains_the_critic_alone_and_a_resume_keeps_the_start(tmp_path):
     """finetune.critic_warmup freezes the policy's own weights: after it, the action head is the
     cloned one (start_policy.safetensors), the value network has moved; a resumed run reads the start

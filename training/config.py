@@ -25,14 +25,26 @@ eval: {every: 25_000, games: 2000, opponents: {vs_bayes: [bayes_v1, ...], vs_ran
 vector: {num_envs: 1024, threads: 1, workers: 1}     # the batched engine: num_envs games stepped at once
 finetune: {critic_warmup: 100_000, kl_to_start: 1.0, kl_decay: 1_000_000}   # keeping a cloned policy
                                                       # (training/finetune.py; all off by default)
+population:                  # vector only, instead of opponents: self-play against a population
+  members: [[bayes_v1], [bayes_v2], [checkpoints/ppo_5p_vector], self]   # opponents tables, or self
+  weights: [1, 1, 1, 1]      # a prior weight per member (default 1 each; self's for each snapshot)
+  scheme: pfsp               # pfsp: weight (1 - p)^power, p the learner's win rate against it; uniform
+  power: 2                   # pfsp's exponent
+  floor: 0.05                # the least pfsp factor, so that no member starves
+  horizon: 500               # finished games: the win rate's running mean forgets at rate 1/horizon
+  refresh_every: 20_000      # steps between weight updates (also at every snapshot)
 ```
 
 With several player counts, every evaluation table is played at each count (``games`` games each);
 its result holds ``by_count`` and, for choosing the best model, the mean win rate over the counts.
 Every evaluation of a run plays the same deals (its seed derives from the run's), the learner in
-the same seats, so two evaluations compare in pairs (``vs_best`` in the history): two models of one
-run mostly play the same games the same way, and their paired difference has a far narrower interval
-than either win rate. 2000 games (the default) take seconds on the batched engine.
+the same seats, so two evaluations compare in pairs (``vs_best`` against the best model so far and
+``vs_start`` against the run's first model, per count too): two models of one run mostly play the
+same games the same way, so their paired difference has a narrower interval than that of two
+independent tournaments (in the from-scratch run against four bayes_v1, 2000 games each: +-0.012 to
++-0.018 between consecutive evaluations, where two independent tournaments give +-0.025 near a win
+rate of 0.2; the closer two models play, the narrower). 2000 games (the default) take seconds on the
+batched engine.
 
 ``vector`` trains on :class:`ckc_env.envs.vector.CheckpointCharlieVectorEnv` (opponents and a pretraining
 teacher then need a batched form; ``n_envs`` must stay 1, and ``ppo.n_steps`` counts steps per game
@@ -41,6 +53,18 @@ the batch waits for the gradient steps; ``workers`` > 1 splits the slots across 
 (:class:`ckc_env.envs.subproc_vector.SubprocVectorEnv`), stepped at the same time, for machines with
 cores to spare (another worker count deals other games). Without it, training runs on the scalar
 single-agent view.
+
+``population`` (training/population.py; it needs ``vector``, and replaces ``opponents``) draws each
+game's table from its members, weighted by prioritised fictitious self-play as in AlphaStar: a
+member's weight is its prior weight times ``max(floor, (1 - p) ** power)``, ``p`` the learner's
+recent win share against it (an exponential running mean over its finished games, ``p += (share -
+p) / horizon`` per game, starting at the fair share 1/n), so the tables it beats least come most
+often; ``scheme: uniform`` uses the prior weights alone. A member is an opponents table as
+``opponents`` takes it (one spec for every other seat, a list of n-1, or ``{count: ...}``), or
+``self``: each of the learner's snapshots (``self_play``: every ``snapshot_every`` steps, the
+``keep`` latest, safe agent files in ``<run>/snapshots/``) is then a member of its own, at a table of
+that snapshot (none before the first). ``<run>/population.json`` records the members, their win
+rates, weights and games at every refresh, and ``--resume`` reads it back.
 """
 
 from __future__ import annotations
@@ -252,6 +276,31 @@ class Vector:
     workers: int = 1  # processes the game slots are split across (ckc_env.envs.subproc_vector)
 
 
+SCHEMES = ("pfsp", "uniform")
+
+
+@dataclass(frozen=True)
+class Population:
+    """Self-play against a population of tables on the vector path (training/population.py)."""
+
+    members: list[Any] = field(default_factory=list)  # opponents tables, or "self" (each snapshot a member)
+    weights: list[float] | None = None  # a prior weight per member (None: 1 each)
+    scheme: str = "pfsp"  # pfsp | uniform
+    power: float = 2.0  # pfsp: f(p) = (1 - p) ** power
+    floor: float = 0.05  # pfsp: the least f(p)
+    horizon: int = 500  # finished games: the running win rate moves by 1/horizon of each game's share
+    refresh_every: int = 20_000  # learner steps between the env's weight updates (and at every snapshot)
+
+    @property
+    def tables(self) -> list[Any]:
+        """The members other than ``self``."""
+        return [member for member in self.members if member != specs.SELF]
+
+    @property
+    def uses_self_play(self) -> bool:
+        return specs.SELF in self.members
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     seed: int = 0
@@ -269,6 +318,7 @@ class TrainConfig:
     eval: Evaluation = field(default_factory=Evaluation)
     vector: Vector | None = None
     finetune: FineTune = field(default_factory=FineTune)
+    population: Population | None = None
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -299,14 +349,28 @@ class TrainConfig:
 
     @property
     def uses_self_play(self) -> bool:
+        """Whether the learner's snapshots are taken: "self" among the opponents or the population."""
+        if self.population is not None and self.population.uses_self_play:
+            return True
         return any(specs.parse(o, allow_self=True).kind == "self" for o in specs_named(self.opponents))
+
+    @property
+    def population_specs(self) -> list[Any]:
+        """Every player spec of the population's tables (flat; none without a population)."""
+        if self.population is None:
+            return []
+        return [spec for table in self.population.tables for spec in specs_named(table)]
 
     def to_dict(self) -> dict[str, Any]:
         out = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("self_play", "pretrain", "eval", "finetune") or (f.name == "vector" and value is not None):
+            if f.name in ("self_play", "pretrain", "eval", "finetune") or (
+                f.name in ("vector", "population") and value is not None
+            ):
                 value = {g.name: getattr(value, g.name) for g in fields(value)}
+            if f.name == "opponents" and self.population is not None:
+                continue  # the population's members are the opponents
             out[f.name] = value
         return out
 
@@ -410,7 +474,67 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
                 name: seat_specs(f"eval.opponents.{name}", table, counts) for name, table in tables.items()
             }
         kwargs["eval"] = Evaluation(**eval_kwargs)
+    if data.get("population") is not None:
+        if "vector" not in kwargs:
+            fail("population", data["population"], "a population with a vector section (the batched engine only)")
+        if "opponents" in data:
+            raise ValueError(
+                f"opponents={short(data['opponents'])} and population both given: the population's members are "
+                "the opponents (give one of them)"
+            )
+        kwargs["population"] = _population(data["population"], counts)
     return TrainConfig(**kwargs)
+
+
+def _population(section: Any, counts: tuple[int, ...]) -> Population:
+    """The ``population`` section: members (tables or ``self``), prior weights and the scheme."""
+    reject_unknown("population", section, tuple(f.name for f in fields(Population)))
+    members = section.get("members")
+    if not isinstance(members, list) or not members:
+        fail(
+            "population.members",
+            members,
+            "a non-empty list of opponents tables (e.g. [[bayes_v1], [bayes_v2], self]; self: the learner's snapshots)",
+        )
+    checked = []
+    for i, member in enumerate(members):
+        key = f"population.members[{i}]"
+        if member == specs.SELF:
+            if specs.SELF in checked:
+                fail(key, member, "self once (each snapshot is a member of its own)")
+            checked.append(member)
+            continue
+        table = seat_specs(key, member, counts)
+        for spec in specs_named(table):
+            if specs.parse(spec, allow_self=True).kind == "self":
+                fail(key, member, "tables of players without self (self is a member of its own: write self)")
+        checked.append(table)
+    kwargs: dict[str, Any] = {"members": checked}
+    if section.get("weights") is not None:
+        weights = section["weights"]
+        accepted = f"a list of {len(members)} numbers >= 0 (one per member), not all 0"
+        if (
+            not isinstance(weights, list)
+            or len(weights) != len(members)
+            or not all(
+                isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w < float("inf") for w in weights
+            )
+            or not sum(weights) > 0
+        ):
+            fail("population.weights", weights, accepted)
+        kwargs["weights"] = [float(w) for w in weights]
+    if "scheme" in section:
+        if section["scheme"] not in SCHEMES:
+            fail("population.scheme", section["scheme"], ", ".join(SCHEMES))
+        kwargs["scheme"] = section["scheme"]
+    if "power" in section:
+        kwargs["power"] = float(ranged("population.power", section["power"], "number", 0, 10, True, False))
+    if "floor" in section:
+        kwargs["floor"] = float(ranged("population.floor", section["floor"], "number", 0, 1, True, False))
+    for key in ("horizon", "refresh_every"):
+        if key in section:
+            kwargs[key] = count(f"population.{key}", section[key])
+    return Population(**kwargs)
 
 
 def load_config(path: str | Path) -> TrainConfig:

@@ -177,6 +177,17 @@ def paired_difference(latest: list[float], best: list[float]) -> dict[str, Any]:
     return {"difference": mean, "ci95": [mean - half, mean + half], "games": len(diff)}
 
 
+def paired_by_count(latest: list[float], earlier: list[float], by_count: dict[str, Any]) -> dict[str, Any]:
+    """:func:`paired_difference` at each player count of a several-count evaluation, whose per-game
+    lists hold each count's games one after the other, in the order of ``by_count``."""
+    out, start = {}, 0
+    for n, result in by_count.items():
+        stop = start + result["games"]
+        out[n] = paired_difference(latest[start:stop], earlier[start:stop])
+        start = stop
+    return out
+
+
 def learner_result(result) -> dict[str, Any]:
     """What a training evaluation records of the learner (seat 0 of the lineup) in a tournament."""
     stat = result.stats()[0]
@@ -205,6 +216,7 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
     vector path the opponents and the teacher must have a batched form."""
     named = [
         *specs_named(config.opponents),
+        *config.population_specs,
         *(s for table in config.eval.opponents.values() for s in specs_named(table)),
     ]
     if config.pretrain.teacher is not None:
@@ -218,7 +230,11 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
                 f"pretrain.teacher={short(teacher)}: vector training takes one teacher for every player count "
                 "(a teacher per count is for the scalar path, without the vector section)"
             )
-        for key, spec in [*(("opponents", s) for s in specs_named(config.opponents)), ("pretrain.teacher", teacher)]:
+        for key, spec in [
+            *(("opponents", s) for s in specs_named(config.opponents)),
+            *(("population.members", s) for s in config.population_specs),
+            ("pretrain.teacher", teacher),
+        ]:
             if spec is None:
                 continue
             try:
@@ -332,7 +348,12 @@ def evaluation_record(config: TrainConfig, history: list[dict[str, Any]], timest
 
 
 def build_callback(
-    config: TrainConfig, run_dir: Path, history: list[dict[str, Any]], clock: Clock, trust_checkpoint: bool = False
+    config: TrainConfig,
+    run_dir: Path,
+    history: list[dict[str, Any]],
+    clock: Clock,
+    trust_checkpoint: bool = False,
+    league=None,
 ):
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -348,14 +369,20 @@ def build_callback(
             self.best_games = load_best_games(run_dir, history, config)
             self.start_games = load_games(run_dir / "start_games.json", history[0] if history else None, config)
 
+        def _on_training_start(self) -> None:
+            every = config.self_play.snapshot_every  # a resumed run goes on from the step it was saved at
+            self.next_snapshot = (self.model.num_timesteps // every + 1) * every
+
         def _on_step(self) -> bool:
             steps = self.num_timesteps
             if config.uses_self_play and steps >= self.next_snapshot:
-                self.next_snapshot += config.self_play.snapshot_every
+                self.next_snapshot = (steps // config.self_play.snapshot_every + 1) * config.self_play.snapshot_every
                 from .self_play import save_snapshot
 
                 players = list(config.player_counts)
                 save_snapshot(self.model, run_dir / "snapshots", steps, config.self_play.keep, players)
+            if league is not None:  # population self-play: win rates, weights, new snapshots
+                league.on_step(self)
             if steps >= self.next_eval:
                 self.next_eval += config.eval.every
                 self.run_evaluation()
@@ -382,6 +409,10 @@ def build_callback(
                         "timesteps": earlier["timesteps"],
                         **paired_difference(games[table], earlier["wins"]),
                     }
+                    if "by_count" in results[table]:  # the counts' games one after the other
+                        entry[key]["by_count"] = paired_by_count(
+                            games[table], earlier["wins"], results[table]["by_count"]
+                        )
             if not history:  # the run's first model: the initial (or cloned) policy
                 self.start_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
                 (run_dir / "start_games.json").write_text(json.dumps(self.start_games))
@@ -400,6 +431,15 @@ def build_callback(
                         f"; against {what} (step {paired['timesteps']}) on the same games "
                         f"{paired['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
                     )
+                    if "by_count" in paired:
+                        figures += (
+                            " ("
+                            + ", ".join(
+                                f"{n}p {c['difference']:+.3f} [{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}]"
+                                for n, c in paired["by_count"].items()
+                            )
+                            + ")"
+                        )
             print(
                 f"step {self.num_timesteps}/{config.total_timesteps} ({clock.elapsed():.0f} s): win rate {figures}",
                 flush=True,  # a progress line also when the output is a file or a pipe
@@ -587,12 +627,17 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
     set_random_seed(config.seed)
     torch.set_num_threads(1 if config.vector is None else config.vector.threads)
     snapshot_dir = run_dir / "snapshots"
+    league = None
     if config.vector is not None:  # the batched engine: num_envs games (in vector.workers processes)
         from stable_baselines3.common.vec_env import VecMonitor
 
         from .vec_env import SB3VecEnv, make_vector_env
 
-        vec_env = VecMonitor(SB3VecEnv(make_vector_env(config, args.trust_checkpoint)))
+        if config.population is not None:  # self-play against a population (training/population.py)
+            from .population import League
+
+            league = League(config, run_dir)
+        vec_env = VecMonitor(SB3VecEnv(make_vector_env(config, args.trust_checkpoint, league=league)))
     else:
         thunks = [make_env_fn(config, rank, snapshot_dir, args.trust_checkpoint) for rank in range(config.n_envs)]
         vec_env = SubprocVecEnv(thunks) if config.n_envs > 1 else DummyVecEnv(thunks)
@@ -609,7 +654,7 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
 
     # --- learn, with evaluations (after behaviour cloning, for a fresh run with a teacher)
     clock = Clock(history[-1].get("elapsed_seconds", 0.0) if history else 0.0)
-    callback = build_callback(config, run_dir, history, clock, args.trust_checkpoint)
+    callback = build_callback(config, run_dir, history, clock, args.trust_checkpoint, league)
     callback.init_callback(model)
     if model.num_timesteps == 0 and not history:  # the start of the curve: the initial or cloned policy
         if config.pretrain.teacher is not None:

@@ -60,6 +60,8 @@ class SB3VecEnv(VecEnv):
                 out[b]["TimeLimit.truncated"] = bool(truncated[b])
                 out[b]["is_winner"] = bool(final["is_winner"][b])
                 out[b]["win_share"] = float(final["win_share"][b])
+                if "opponents" in final:  # with a population: the member the game was played against
+                    out[b]["opponents"] = int(final["opponents"][b])
                 if final["illegal_action"][b]:
                     out[b]["illegal_action"] = True
         return observations, rewards.astype(np.float32), dones, out
@@ -90,11 +92,13 @@ class SB3VecEnv(VecEnv):
 
 
 def make_vector_env(
-    config, trust_checkpoint: bool = False, in_process: bool = False
+    config, trust_checkpoint: bool = False, in_process: bool = False, league=None
 ) -> CheckpointCharlieVectorEnv | SubprocVectorEnv:
     """The vector environment a training config describes (its ``vector`` section, opponents, reward,
     observation and game options): with ``vector.workers`` > 1 its slots split across processes,
-    unless ``in_process`` (callers that read the batch state, as ``collect_batched``)."""
+    unless ``in_process`` (callers that read the batch state, as ``collect_batched``). With a
+    ``population`` section, the tables are the members of ``league`` (a
+    :class:`~ckc_env.training.population.League`), or without one the config's tables alone."""
     kwargs = {
         "opponents": config.opponents,
         "learner_seat": config.learner_seat,
@@ -103,6 +107,11 @@ def make_vector_env(
         "trust_checkpoint": trust_checkpoint,
         **config.game,
     }
+    if getattr(config, "population", None) is not None:
+        from .population import tables_only
+
+        del kwargs["opponents"]
+        kwargs.update(league.env_kwargs() if league is not None else tables_only(config))
     if config.vector.workers > 1 and not in_process:
         return SubprocVectorEnv(config.vector.num_envs, workers=config.vector.workers, **kwargs)
     return CheckpointCharlieVectorEnv(config.vector.num_envs, **kwargs)

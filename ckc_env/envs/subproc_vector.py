@@ -7,7 +7,8 @@ so a second core cannot help inside one process. ``SubprocVectorEnv`` gives each
 :class:`~ckc_env.envs.vector.CheckpointCharlieVectorEnv` of its own, steps the shards at the same time
 and joins their results: the same observation, action, reward and info layout as the in-process
 environment (``action_masks()`` included), so SB3's ``SB3VecEnv`` and gymnasium vector learners
-take it unchanged.
+take it unchanged. ``set_population(members, weights)`` reaches every shard (each draws its slots'
+tables from its own ``np_random``).
 
     env = SubprocVectorEnv(1024, workers=2, opponents="bayes_v1", belief_features=True)
     observations, infos = env.reset(seed=0)
@@ -72,6 +73,9 @@ def _worker(connection: Connection, shared: Any, start: int, size: int, kwargs: 
                     ended = np.flatnonzero(infos["_final_obs"])
                     infos["final_obs"] = (ended, np.stack(list(infos["final_obs"][ended])))
                 connection.send(("ok", (rewards, terminated, truncated, infos, env.action_masks())))
+            elif command == "set_population":
+                env.set_population(*data)
+                connection.send(("ok", None))
             elif command == "close":
                 env.close()
                 connection.send(("ok", None))
@@ -180,6 +184,15 @@ class SubprocVectorEnv(gymnasium.vector.VectorEnv):
         if self._masks is None:
             raise RuntimeError("action_masks() before reset(): call reset() first")
         return self._masks
+
+    def set_population(self, members: Any, weights: Any = None) -> None:
+        """Every shard's :meth:`~ckc_env.envs.vector.CheckpointCharlieVectorEnv.set_population`: the
+        tables of each slot's next deal drawn from ``members`` (a refusal is raised here, and, every
+        shard checking the same members, leaves them all as they were)."""
+        self._check_open()
+        for connection in self._connections:
+            connection.send(("set_population", (members, weights)))
+        self._gather()
 
     def close(self, **kwargs: Any) -> None:
         """Stop the workers (waiting briefly for each, then terminating it); safe to call twice."""

@@ -31,12 +31,27 @@ observed, as the scalar table keeps a ``TableReader`` per seat.
 from the list at every reset. ``opponents`` is one spec for every other seat, a list of n-1 specs in
 seat order after the learner, or a mapping ``{count: spec or list}``.
 
-Infos: ``seat`` and ``num_players`` (num_envs,) of the game each slot now plays. Round summaries
-are not copied out (``batch.summary.round_summaries`` gives them from ``env.state``).
+**A population of tables.** ``population=[members]`` (with ``population_weights``, default equal)
+plays, in each slot, a table drawn at every deal from the members, each an ``opponents`` value as
+above (one spec, a list of n-1, or a mapping by count); the draws come from the environment's
+``np_random``, so the reset seed fixes them. Every member is checked and loaded once, with the
+errors of ``opponents``, and a player two members share is one batched player.
+``set_population(members, weights=None)`` replaces the population while the games go on (self-play
+adds snapshots of the learner as it trains): each slot keeps the table it plays until its next deal,
+which is drawn from the new population; members already loaded are reused (a member is known by its
+specs' labels). ``SubprocVectorEnv.set_population`` sends it to every worker, and stable-baselines3's
+``env_method("set_population", ...)`` reaches it through ``SB3VecEnv``.
+
+Infos: ``seat`` and ``num_players`` (num_envs,) of the game each slot now plays; with a population
+also ``opponents``, the index of each slot's member in the current population, and
+``final_info["opponents"]`` the member a finished game was played against (-1 for a member that
+``set_population`` has since removed), so a learner can score the members. Round summaries are not
+copied out (``batch.summary.round_summaries`` gives them from ``env.state``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -74,6 +89,8 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         trust_checkpoint: bool = False,
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         render_mode: None = None,
+        population: Sequence[Any] | None = None,
+        population_weights: Sequence[float] | None = None,
         **rules: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -94,20 +111,20 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self.configs = options.game_configs(rules, self.counts)
         self.config = self.configs[self.counts[0]]
         options.learner_seat(learner_seat, self.counts)
-        self.opponent_specs = options.opponents_by_count(opponents, self.counts)
-        self._resolved = {  # every spec checked and loaded once; refused now, not at the first reset
-            n: [spec if isinstance(spec, BatchAgent) else players.resolve(spec, trust_checkpoint) for spec in table]
-            for n, table in self.opponent_specs.items()
-        }
-        for table in self._resolved.values():
-            for player in table:
-                if not isinstance(player, BatchAgent) and not player.batch_capable:
-                    player.batched(seed=0)  # the error that names the batched players
+        self.trust_checkpoint = trust_checkpoint
+        self._loaded: dict[str, Any] = {}  # every spec checked and loaded once (by its label); refused now
+        self.population_mode = population is not None
+        if population is None:
+            if population_weights is not None:
+                options.fail("population_weights", population_weights, "None without a population")
+            self._set_members([self._member(opponents, "opponents")], np.ones(1))
+        else:
+            self._set_members(*self._check_population(population, population_weights))
+        self.opponent_specs = self._members[0][2]
         self.num_envs = int(num_envs)
         self.learner_seat_option = learner_seat
         self.reward = reward
         self.illegal_penalty = float(illegal_penalty)
-        self.trust_checkpoint = trust_checkpoint
         self.belief_features = belief_features
         self.layout = LAYOUTS[ENV_VERSION][belief_features]
         self._reader = PlayersReader() if "players_chief" in self.layout.offsets else None
@@ -118,6 +135,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.state: BatchState | None = None
         self.seat = np.zeros(self.num_envs, dtype=np.int64)
+        self.member = np.zeros(self.num_envs, dtype=np.int64)  # each slot's table, an index into _tables
         self._pending = np.zeros(self.num_envs)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
 
@@ -135,6 +153,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             self.config, seed=derive_seed(seed, "deal"), batch_size=self.num_envs, num_players=counts
         )
         self.seat = self._draw_seats(self.state.n.astype(np.int64))
+        self.member = self._draw_members(self.num_envs)
         self._start_players(np.arange(self.num_envs))
         self._pending = np.zeros(self.num_envs)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
@@ -192,24 +211,127 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         masks[self._autoreset] = True
         return masks
 
+    def set_population(self, members: Sequence[Any], weights: Sequence[float] | None = None) -> None:
+        """Play tables drawn from ``members`` (``weights``: their sampling weights, default equal)
+        from each slot's next deal on; the games in progress finish with the table they have. A
+        member given before (the same specs) keeps its loaded players; the new ones are checked and
+        loaded now, and a refusal leaves the population as it was."""
+        checked = self._check_population(members, weights)
+        self.population_mode = True
+        self._set_members(*checked)
+        if self.state is not None:
+            self._keep_tables_in_play()
+            self._index_players()
+
     def close(self, **kwargs: Any) -> None:
         self.state = None
 
-    # ------------------------------------------------------------------ internals
+    # ------------------------------------------------------------------ internals: the population
+    def _check_population(
+        self, members: Any, weights: Any
+    ) -> tuple[list[tuple[tuple, dict[int, list[Any]], dict[int, list[Any]]]], np.ndarray]:
+        """Each member's (key, loaded players by count, specs by count) and the sampling probabilities,
+        checked (ValueError naming the member or the weights and what is accepted)."""
+        accepted = "a non-empty list of opponents tables (each one spec, a list of n-1 specs or {count: ...})"
+        if isinstance(members, (str, bytes, Mapping)) or not isinstance(members, Sequence) or not members:
+            options.fail("population", members, accepted)
+        checked = [self._member(member, f"population[{i}]") for i, member in enumerate(members)]
+        if weights is None:
+            return checked, np.full(len(members), 1.0 / len(members))
+        given = np.asarray(weights, dtype=object)
+        numbers = given.ndim == 1 and all(
+            isinstance(w, (int, float, np.integer, np.floating)) and not isinstance(w, (bool, np.bool_)) for w in given
+        )
+        values = np.asarray(given, dtype=np.float64) if numbers else None
+        if values is None or len(values) != len(members) or not np.isfinite(values).all() or (values < 0).any():
+            options.fail("population_weights", weights, f"{len(members)} finite numbers >= 0, one per member")
+        if not values.sum() > 0:
+            options.fail("population_weights", weights, "numbers >= 0, at least one of them above 0")
+        return checked, values / values.sum()
+
+    def _member(self, opponents: Any, what: str) -> tuple[tuple, dict[int, list[Any]], dict[int, list[Any]]]:
+        """One table: its identity (the label of every seat's player at every count), its players
+        by count (checked and loaded) and its specs by count."""
+        table = options.opponents_by_count(opponents, self.counts, what=what)
+        key = tuple((n, tuple(self._label(spec) for spec in specs)) for n, specs in sorted(table.items()))
+        return key, self._load_table(table), table
+
+    @staticmethod
+    def _label(spec: Any) -> str:
+        return repr(spec) if isinstance(spec, BatchAgent) else players.label(spec)
+
+    def _load_table(self, table: dict[int, list[Any]]) -> dict[int, list[Any]]:
+        """The players of a table by count, each checked and loaded once (a batched form required)."""
+        loaded = {}
+        for n, specs in table.items():
+            row = []
+            for spec in specs:
+                label = self._label(spec)
+                if label not in self._loaded:
+                    player = spec if isinstance(spec, BatchAgent) else players.resolve(spec, self.trust_checkpoint)
+                    if not isinstance(player, BatchAgent) and not player.batch_capable:
+                        player.batched(seed=0)  # the error that names the batched players
+                    self._loaded[label] = player
+                row.append(self._loaded[label])
+            loaded[n] = row
+        return loaded
+
+    def _set_members(self, members: list[tuple[tuple, dict[int, list[Any]], Any]], probabilities: np.ndarray) -> None:
+        """The current population: ``_members[i]`` is (key, players by count, specs by count)."""
+        self._members = list(members)
+        self.population_weights = np.asarray(probabilities, dtype=np.float64)
+        labels = {self._label(spec) for _, _, table in self._members for specs in table.values() for spec in specs}
+        self._loaded = {label: player for label, player in self._loaded.items() if label in labels}
+
     def _build_players(self, seed: int) -> None:
-        """One batched player per distinct spec and count, seeded; ``_player_index[n, k]`` is the
-        player at k seats after the learner in an n-player game."""
+        """A new run of games (every slot is dealt): the tables are the population's members."""
+        self._player_seed = seed
+        self._made = 0
+        self._built: dict[tuple[int, str], BatchAgent] = {}
+        self._tables = [(key, table) for key, table, _ in self._members]
+        self._index_players()
+
+    def _keep_tables_in_play(self) -> None:
+        """After ``set_population``: the tables are the new members in order, then the ones a slot
+        still plays that the population has dropped (each slot keeps its game's table, renumbered)."""
+        keys = [key for key, _, _ in self._members]
+        tables = [(key, table) for key, table, _ in self._members]
+        renumber = np.full(len(self._tables), -1, dtype=np.int64)
+        for m in np.unique(self.member):
+            key, table = self._tables[m]
+            if key not in keys:
+                keys.append(key)
+                tables.append((key, table))
+            renumber[m] = keys.index(key)
+        self.member = renumber[self.member]
+        self._tables = tables
+
+    def _index_players(self) -> None:
+        """One batched player per distinct spec and count, seeded; ``_player_index[m, n, k]`` is the
+        player at k seats after the learner in an n-player game at table m (a player built before is
+        kept, with its games' streams; the players no table has any more are let go)."""
         self._players: list[BatchAgent] = []
-        self._player_index = np.full((6, 5), -1, dtype=np.int64)
-        built: dict[tuple[int, str], int] = {}
-        for n, table in self._resolved.items():
-            for k, player in enumerate(table, start=1):
-                key = (n, repr(player) if isinstance(player, BatchAgent) else player.label)
-                if key not in built:
-                    built[key] = len(self._players)
-                    player_seed = derive_seed(seed, "agent", n, len(self._players))
-                    self._players.append(player if isinstance(player, BatchAgent) else player.batched(player_seed))
-                self._player_index[n, k] = built[key]
+        self._player_index = np.full((len(self._tables), 6, 5), -1, dtype=np.int64)
+        position: dict[tuple[int, str], int] = {}
+        for m, (_, table) in enumerate(self._tables):
+            for n, row in table.items():
+                for k, player in enumerate(row, start=1):
+                    key = (n, self._label(player) if isinstance(player, BatchAgent) else player.label)
+                    if key not in self._built:
+                        player_seed = derive_seed(self._player_seed, "agent", n, self._made)
+                        self._made += 1
+                        self._built[key] = player if isinstance(player, BatchAgent) else player.batched(player_seed)
+                    if key not in position:
+                        position[key] = len(self._players)
+                        self._players.append(self._built[key])
+                    self._player_index[m, n, k] = position[key]
+        self._built = {key: self._built[key] for key in position}  # the dropped members' players go
+
+    def _draw_members(self, size: int) -> np.ndarray:
+        """Each new game's table: an index into the population, drawn by weight (none drawn for one)."""
+        if len(self._members) == 1:
+            return np.zeros(size, dtype=np.int64)
+        return self.np_random.choice(len(self._members), size=size, p=self.population_weights).astype(np.int64)
 
     def _draw_counts(self, size: int) -> list[int] | None:
         if len(self.configs) == 1:
@@ -235,7 +357,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
 
         def player_of(games: np.ndarray) -> np.ndarray:
             n = state.n[games].astype(np.int64)
-            return self._player_index[n, (state.pending_seat[games] - self.seat[games]) % n]
+            return self._player_index[self.member[games], n, (state.pending_seat[games] - self.seat[games]) % n]
 
         def collect() -> None:
             earned[:] += self._collect()
@@ -260,6 +382,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             state.n[slots] = self._draw_counts(len(slots))
         batch.reset(state, slots)
         self.seat[slots] = self._draw_seats(state.n[slots].astype(np.int64))
+        self.member[slots] = self._draw_members(len(slots))
         self._start_players(slots)
 
     def _start_players(self, slots: np.ndarray) -> None:
@@ -282,14 +405,23 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         return batch.observe(self.state, seats=self.seat, layout=self.layout, players=players)
 
     def _info(self) -> dict[str, Any]:
-        """The seat and player count of every slot's game, with gymnasium's presence masks."""
+        """The seat and player count of every slot's game (with a population, its member), with
+        gymnasium's presence masks."""
         present = np.ones(self.num_envs, dtype=bool)
-        return {
+        info = {
             "seat": self.seat.copy(),
             "_seat": present,
             "num_players": self.state.n.astype(np.int64),
             "_num_players": present.copy(),
         }
+        if self.population_mode:
+            info["opponents"] = self._member_index()
+            info["_opponents"] = present.copy()
+        return info
+
+    def _member_index(self) -> np.ndarray:
+        """(num_envs,) each slot's member in the current population; -1 for one it has dropped."""
+        return np.where(self.member < len(self._members), self.member, -1)
 
     def _final_info(self, terminated: np.ndarray, illegal: np.ndarray) -> dict[str, Any]:
         """The learner's result in each finished game (zeros elsewhere)."""
@@ -311,6 +443,11 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             "_is_winner": terminated.copy(),
             "illegal_action": illegal & terminated,
             "_illegal_action": terminated.copy(),
+            **(
+                {"opponents": np.where(terminated, self._member_index(), 0), "_opponents": terminated.copy()}
+                if self.population_mode
+                else {}
+            ),
         }
 
 
