@@ -452,3 +452,45 @@ def test_the_pull_towards_the_start_brings_the_policy_back(tmp_path):
         model.pull_towards_start()
     assert divergence() < 0.8 * before
     env.close()
+
+
+def test_init_from_starts_from_an_agent_file_and_refuses_another_layout(tmp_path, capsys):
+    """init_from fine-tunes a safe agent file: the run's start is that file's policy and critic,
+    weight for weight; a file of another observation layout, of fewer player counts or beside a
+    pretraining teacher is refused by name (exit 2, no traceback) before anything trains."""
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    source = train.main(
+        [str(write(tmp_path / "source.yaml", TINY)), "--run-dir", str(tmp_path / "source"), "--no-progress"]
+    )
+    card = source / "final_model.json"
+    start = TINY.replace("pretrain: {teacher: cheater, decisions: 300, epochs: 1, batch_size: 64}\n", "")
+    start += f"init_from: {card}\nfinetune: {{critic_warmup: 100000}}\n"
+    run = train.main([str(write(tmp_path / "start.yaml", start)), "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    kept, given = load_file(run / "start_policy.safetensors"), load_file(source / "final_model.safetensors")
+    assert kept.keys() == given.keys() and all(np.array_equal(kept[k], given[k]) for k in kept)
+    first = json.loads((run / "evaluations.json").read_text())[0]
+    assert first["timesteps"] == 0 and "init_from" in (run / "config.yaml").read_text()
+
+    for name, text, expected in [
+        ("layout", start.replace("belief_features: true", "belief_features: false"), "set belief_features to match"),
+        (
+            "counts",
+            start.replace("{num_players: 3}", "{num_players: [3, 4]}"),
+            "plays [3] players, the config also [4]",
+        ),
+        ("network", start.replace("net_arch: [16]", "net_arch: [32]"), "set policy.net_arch"),
+        ("both", start + "pretrain: {teacher: cheater}\n", "not both"),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            train.main(
+                [str(write(tmp_path / f"{name}.yaml", text)), "--run-dir", str(tmp_path / name), "--no-progress"]
+            )
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and expected in err and "Traceback" not in err, (name, err)
+
+
+def write(path, text):
+    path.write_text(text)
+    return path

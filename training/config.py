@@ -25,6 +25,8 @@ eval: {every: 25_000, games: 2000, opponents: {vs_bayes: [bayes_v1, ...], vs_ran
 vector: {num_envs: 1024, threads: 1, workers: 1}     # the batched engine: num_envs games stepped at once
 finetune: {critic_warmup: 100_000, kl_to_start: 1.0, kl_decay: 1_000_000}   # keeping a cloned policy
                                                       # (training/finetune.py; all off by default)
+init_from: checkpoints/ppo_all_counts                 # start from a safe agent file's policy and critic
+                                                      # instead of a fresh (or cloned) one: fine-tuning it
 population:                  # vector only, instead of opponents: self-play against a population
   members: [[bayes_v1], [bayes_v2], [checkpoints/ppo_5p_vector], self]   # opponents tables, or self
   weights: [1, 1, 1, 1]      # a prior weight per member (default 1 each; self's for each snapshot)
@@ -319,6 +321,7 @@ class TrainConfig:
     vector: Vector | None = None
     finetune: FineTune = field(default_factory=FineTune)
     population: Population | None = None
+    init_from: str | None = None
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -446,6 +449,17 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         if "ortho_init" in policy:
             ranged("policy.ortho_init", policy["ortho_init"], "bool", None, None, False, False)
         kwargs["policy"] = policy
+    if data.get("init_from") is not None:
+        start = data["init_from"]
+        if not isinstance(start, str) or not start.strip():
+            fail("init_from", start, "the path of a safe agent file (a .json card, or a folder or run holding one)")
+        pretrain = data.get("pretrain")
+        if isinstance(pretrain, dict) and pretrain.get("teacher") is not None:
+            raise ValueError(
+                f"init_from={short(start)} and pretrain.teacher={short(pretrain['teacher'])}: a run starts "
+                "from an agent file or from behaviour cloning, not both (drop one of the two)"
+            )
+        kwargs["init_from"] = start
     if "finetune" in data:
         section = data["finetune"]
         reject_unknown("finetune", section, tuple(f.name for f in fields(FineTune)))

@@ -86,6 +86,52 @@ def fine_tuned_ppo():
     return FineTunedPPO
 
 
+def init_from(model, path: str | Path, config) -> Path:
+    """Start the model from a safe agent file's policy and critic (``init_from``): the file must
+    have been trained on the observation layout the config gives, at every player count the config
+    plays, with the config's network. Returns the card read; nothing is unpickled."""
+    import torch
+
+    from ckc_env.files import InputError
+    from ckc_env.players import agent_file
+
+    card = check_init_from(path, config)
+    source = agent_file.torch_policy(card.path)
+    expected = {name: tuple(t.shape) for name, t in model.policy.state_dict().items()}
+    found = {name: tuple(t.shape) for name, t in source.state_dict().items()}
+    activations = {layer.activation for layer in card.policy[:-1] + card.value[:-1]}
+    if expected != found or not activations <= {config.policy.get("activation_fn", "tanh")}:
+        pi, vf = ([layer.outputs for layer in net[:-1]] for net in (card.policy, card.value))
+        raise InputError(
+            f"init_from={path}: {card.path} has the network pi={pi}, vf={vf} ({sorted(activations)}), not the "
+            f"config's policy {config.policy}: set policy.net_arch (and activation_fn) to match"
+        )
+    with torch.no_grad():
+        model.policy.load_state_dict(source.state_dict())
+    return card.path
+
+
+def check_init_from(path: str | Path, config):
+    """The card ``init_from`` names, checked against the config (layout, player counts) before
+    anything is built; no torch needed."""
+    from ckc_env.files import InputError
+    from ckc_env.observation import ENV_VERSION, LAYOUTS
+    from ckc_env.players import agent_file
+
+    card = agent_file.read_card(agent_file.card_path(path))
+    layout = LAYOUTS[ENV_VERSION][config.belief_features]
+    if card.layout != layout:
+        raise InputError(
+            f"init_from={path}: {card.path} reads the observation layout {card.version} "
+            f"belief_features={card.belief_features!r} ({card.layout.size} numbers), the config gives "
+            f"{ENV_VERSION} belief_features={config.belief_features!r} ({layout.size}): set belief_features to match"
+        )
+    missing = sorted(set(config.player_counts) - set(card.players))
+    if missing:
+        raise InputError(f"init_from={path}: {card.path} plays {list(card.players)} players, the config also {missing}")
+    return card
+
+
 def keep_start(model, run_dir: Path) -> None:
     """Freeze a copy of the model's policy as its start, and write it to the run folder (safetensors:
     a resumed run reads it back without unpickling)."""

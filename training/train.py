@@ -223,6 +223,10 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
         named.extend(specs_named(config.pretrain.teacher))
     for spec in named:
         players.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
+    if config.init_from is not None:
+        from .finetune import check_init_from
+
+        check_init_from(config.init_from, config)
     if config.vector is not None:
         teacher = config.pretrain.teacher
         if teacher is not None and is_per_count(teacher):
@@ -659,6 +663,15 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
     if model.num_timesteps == 0 and not history:  # the start of the curve: the initial or cloned policy
         if config.pretrain.teacher is not None:
             run_pretraining(model, config, run_dir, args.trust_checkpoint)
+        elif config.init_from is not None:  # fine-tuning an agent file: its policy and critic
+            from .finetune import init_from
+
+            try:
+                card = init_from(model, config.init_from, config)
+            except (ValueError, OSError) as exc:
+                vec_env.close()
+                raise InputError(str(exc)) from None
+            print(f"init_from: the policy and critic of {card}", flush=True)
         callback.num_timesteps = 0
         callback.run_evaluation()
         if config.finetune.active:
