@@ -4,27 +4,15 @@ in the parent, a clean close, and learners that take it unchanged."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from ckc_env.batch.agents import uniform_legal
 from ckc_env.envs.subproc_vector import SubprocVectorEnv, WorkerError
 from ckc_env.envs.vector import CheckpointCharlieVectorEnv
-from ckc_env.players import loading
 from ckc_env.seeding import derive_seed
 
 RULES = {"opponents": "bayes_v1", "belief_features": True, "reward": "margin"}
-
-
-def fake_rllib_checkpoint(folder: Path) -> str:
-    """An RLlib checkpoint's files (empty: never read), the one kind of player with no batched form."""
-    module = folder / "checkpoint" / loading.RLLIB_MODULE
-    module.mkdir(parents=True)
-    for name in loading.RLLIB_FILES:
-        (module / name).write_bytes(b"")
-    return str(folder)
 
 
 @pytest.fixture
@@ -91,7 +79,7 @@ def test_one_seed_one_run_and_illegal_actions_as_in_process():
         second.close()
 
 
-def test_refusals_name_the_problem(tmp_path):
+def test_refusals_name_the_problem(rllib_checkpoint):
     with pytest.raises(ValueError, match=r"invalid workers=0: accepted values are integers from 1 to num_envs=4"):
         SubprocVectorEnv(4, workers=0)
     with pytest.raises(ValueError, match=r"invalid workers=5"):
@@ -99,7 +87,7 @@ def test_refusals_name_the_problem(tmp_path):
     with pytest.raises(ValueError, match="invalid start_method='teleport'"):
         SubprocVectorEnv(4, workers=2, start_method="teleport")
     with pytest.raises(ValueError, match="no batched form"):  # the worker's refusal, raised here
-        SubprocVectorEnv(4, workers=2, opponents=fake_rllib_checkpoint(tmp_path), trust_checkpoint=True)
+        SubprocVectorEnv(4, workers=2, opponents=rllib_checkpoint, trust_checkpoint=True)
     env = SubprocVectorEnv(4, workers=2, opponents="random")
     try:
         with pytest.raises(RuntimeError, match="before reset"):

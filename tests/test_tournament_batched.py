@@ -11,26 +11,16 @@ import pytest
 
 from ckc_env.evaluation import tournament
 from ckc_env.evaluation.tournament import METRICS, run_tournament
-from ckc_env.players import loading
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ["random", "passive", "eager"]
 
 
-def fake_rllib_checkpoint(folder: Path) -> str:
-    """An RLlib checkpoint's files (empty: never read), the one kind of player with no batched form."""
-    module = folder / "checkpoint" / loading.RLLIB_MODULE
-    module.mkdir(parents=True)
-    for name in loading.RLLIB_FILES:
-        (module / name).write_bytes(b"")
-    return str(folder)
-
-
-def test_the_batched_engine_is_chosen_when_every_player_has_a_batched_form(tmp_path):
+def test_the_batched_engine_is_chosen_when_every_player_has_a_batched_form(rllib_checkpoint):
     assert run_tournament(FAST, games=6, seed=0).engine == "batched"
     assert run_tournament(FAST, games=6, seed=0, engine="scalar", workers=1).engine == "scalar"
     assert run_tournament(["bayes_v2", "random", "random"], games=3, seed=0).engine == "batched"
-    rllib = fake_rllib_checkpoint(tmp_path)  # loaded by RLlib only when built: refused before that
+    rllib = rllib_checkpoint  # loaded by RLlib only when built: refused before that
     with pytest.raises(ValueError, match=r"have no batched form"):
         run_tournament([rllib, "random", "random"], games=3, engine="batched", trust_checkpoint=True)
     with pytest.raises(ValueError, match="accepted values are"):

@@ -21,21 +21,12 @@ from ckc_env.config import GameConfig
 from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
 from ckc_env.envs.vector import CheckpointCharlieVectorEnv
 from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS, encode_observation
-from ckc_env.players import batch_capable, loading
+from ckc_env.players import batch_capable
 from ckc_env.players.batch_policy import BatchPolicyAgent
 from ckc_env.players.policy import load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINT = ROOT / "checkpoints" / "ppo_5p_distilled"
-
-
-def fake_rllib_checkpoint(folder: Path) -> str:
-    """An RLlib checkpoint's files (empty: never read), the one kind of player with no batched form."""
-    module = folder / "checkpoint" / loading.RLLIB_MODULE
-    module.mkdir(parents=True)
-    for name in loading.RLLIB_FILES:
-        (module / name).write_bytes(b"")
-    return str(folder)
 
 
 def random_actions(env: CheckpointCharlieVectorEnv, rng: np.random.Generator) -> np.ndarray:
@@ -177,8 +168,8 @@ def test_illegal_action_ends_that_game_only():
     assert not infos["final_info"]["illegal_action"][2:].any()
 
 
-def test_refusals_name_the_accepted_values(tmp_path):
-    rllib = fake_rllib_checkpoint(tmp_path)
+def test_refusals_name_the_accepted_values(rllib_checkpoint):
+    rllib = rllib_checkpoint
     with pytest.raises(ValueError, match=r"no batched form.*batched players are"):
         CheckpointCharlieVectorEnv(4, opponents=rllib, trust_checkpoint=True)
     with pytest.raises(ValueError, match="belief_features"):

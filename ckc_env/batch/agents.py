@@ -30,7 +30,6 @@ import numpy as np
 
 from ..agents.bayes import BayesParams
 from ..agents.bayes_v2 import BayesV2Params
-from ..config import BLACK, GOLD, WHITE
 from ..engine.actions import (
     ACCUSE,
     CAFE_ADLER,
@@ -44,6 +43,7 @@ from ..engine.actions import (
 )
 from ..engine.cards import N_CATS
 from ..engine.chance import GOLDEN, Stream, mix64
+from .bayes_rule import accuse_or_pass, non_accuser_value
 from .beliefs import seat_beliefs
 from .chip_values import expected_chip_values
 from .game import legal_action_mask
@@ -228,24 +228,10 @@ def bayes_v1_rule(
     order, so that every threshold comparison agrees: ``ACCUSE + cat`` or ``PASS`` per row, given the
     posterior (k, 32), the cats that may be accused (k, 32) bool, the expected chip values (k, 3),
     the other players who may still accuse, the player counts, the cats drawn (k,) uint32 and
-    whether the accusation is forced. bayes_v2's model of the other players decides by it too."""
-    gold, white, black = values[:, GOLD, None], values[:, WHITE, None], values[:, BLACK, None]
-    ev = chief * gold + assistant * white + (1.0 - chief - assistant) * black
-    best_ev = np.where(allowed, ev, -np.inf).max(1, keepdims=True)
-    tied = allowed & (ev == best_ev)
-    best_chief = np.where(tied, chief, -np.inf).max(1, keepdims=True)
-    best = _first(tied & (chief == best_chief))
-    best_ev, best_chief = best_ev[:, 0], best_chief[:, 0]
-    if non_accuser_white == "chief_uncaught":
-        non_accuser = white[:, 0]  # whoever is left takes white unless the chief is caught
-    else:  # white while the chief may still be in the deck
-        undrawn = (drawn[:, None] >> _BIT_INDEX) & np.uint32(1) == 0
-        p_undrawn = np.cumsum(np.where(undrawn, chief, 0.0), axis=1)[:, -1]  # Python's sum: left to right
-        non_accuser = p_undrawn * white[:, 0] + (1 - p_undrawn) * black[:, 0]
-    share = (others_left - 1) / np.maximum(1, n - 2)
-    bar = p.bar_late + (p.bar_early - p.bar_late) * share
-    take = np.where(others_left <= 1, best_ev >= non_accuser + p.margin_last, best_ev >= bar)
-    take |= forced | (best_chief >= p.sure)
+    whether the accusation is forced (the rule itself in ``batch.bayes_rule``, which bayes_v2's model of
+    the other players shares)."""
+    non_accuser = non_accuser_value(values, chief, drawn, non_accuser_white)
+    take, best = accuse_or_pass(p, chief, assistant, allowed, values, others_left, n, non_accuser, forced)
     return np.where(take, ACCUSE + best, PASS)
 
 

@@ -14,7 +14,7 @@ added to the decider's factors for q. Here the same happens for all pairs at onc
   a product over slots as in ``batch.beliefs``: its clue, the clue face-up under the Stasi card, the
   public clues revealed by card k, every row and discard pile after card k. Its worlds are counted
   (``batch.beliefs.count_worlds``: the scalar posterior, bit for bit) and bayes_v1's rule predicts
-  from that posterior (``batch.agents.bayes_v1_rule``, evaluated at the few target cats only).
+  from that posterior (``batch.bayes_rule.accuse_or_pass``, evaluated at the few target cats only).
 - **Exact sums.** A factor is one of 68 values (hit or not, 1 to 33 legal actions). Each is an exact
   integer multiple of a power of two, kept as 26-bit limbs; a pair's factors per seat and clue are
   summed as integers and rounded once, which is what ``math.fsum`` returns, whatever the order.
@@ -42,11 +42,12 @@ import numpy as np
 
 from ..agents.bayes import BayesParams
 from ..beliefs import _XOR, _assignments
-from ..config import BLACK, GOLD, WHITE
+from ..config import WHITE
 from ..engine.actions import ACCUSE, PASS
 from ..engine.cards import INVESTIGATOR, N_CATS, N_CLUES, N_FEATURES
 from ..engine.state import FORCED, SCORING
 from ..observation import PLAYERS_FOLLOW
+from .bayes_rule import accuse_or_pass, non_accuser_value
 from .beliefs import ALL_CLUES, BatchBeliefs, clue_candidates, count_worlds, seat_beliefs
 from .chip_values import expected_chip_values
 from .state import CAT_BITS, MAX_ACCUSATIONS, MAX_DECK, SEAT_RANGE, SEATS, BatchState
@@ -409,7 +410,7 @@ def _predict(
     forced: np.ndarray,
     non_accuser_white: str,
 ) -> np.ndarray:
-    """``batch.agents.bayes_v1_rule`` on the posterior of the worlds ``counts`` (k, 32) per chief,
+    """``batch.bayes_rule.accuse_or_pass`` on the posterior of the worlds ``counts`` (k, 32) per chief,
     evaluated at the target cats only (``_target_columns``: a few of the 32): the same divisions of
     the same integers and the same float64 expressions, so the same decisions; -1 where no world is
     left (the decider could not have held that clue)."""
@@ -423,24 +424,13 @@ def _predict(
     for f in range(1, N_FEATURES):
         neighbours += flat[base + (cats ^ (1 << f))]  # integer sums: exact in any order
     assistant = neighbours / total
-    gold, white, black = values[:, GOLD, None], values[:, WHITE, None], values[:, BLACK, None]
-    ev = chief * gold + assistant * white + (1.0 - chief - assistant) * black
-    best_ev = np.where(valid, ev, -np.inf).max(1, keepdims=True)
-    tied = valid & (ev == best_ev)
-    best_chief = np.where(tied, chief, -np.inf).max(1, keepdims=True)
-    best = cats[np.arange(len(cats)), (tied & (chief == best_chief)).argmax(1)]
-    best_ev, best_chief = best_ev[:, 0], best_chief[:, 0]
-    last = others_left <= 1
-    non_accuser = white[:, 0].copy()  # "chief_uncaught": whoever is left takes white unless the chief is caught
-    if non_accuser_white != "chief_uncaught" and last.any():  # white while the chief may still be in the deck
-        undrawn = (drawn[last, None] >> _BIT_INDEX) & np.uint32(1) == 0
+    last = others_left <= 1  # only the last one to decide compares with never accusing
+    non_accuser = values[:, WHITE].copy()  # "chief_uncaught": white unless the chief is caught
+    if non_accuser_white != "chief_uncaught" and last.any():
         chief_all = counts[last] / total[last]
-        p_undrawn = np.cumsum(np.where(undrawn, chief_all, 0.0), axis=1)[:, -1]  # Python's sum: left to right
-        non_accuser[last] = p_undrawn * white[last, 0] + (1 - p_undrawn) * black[last, 0]
-    share = (others_left - 1) / np.maximum(1, n - 2)
-    bar = p.bar_late + (p.bar_early - p.bar_late) * share
-    take = np.where(last, best_ev >= non_accuser + p.margin_last, best_ev >= bar)
-    take |= forced | (best_chief >= p.sure)
+        non_accuser[last] = non_accuser_value(values[last], chief_all, drawn[last], non_accuser_white)
+    take, column = accuse_or_pass(p, chief, assistant, valid, values, others_left, n, non_accuser, forced)
+    best = cats[np.arange(len(cats)), column]
     return np.where(possible, np.where(take, ACCUSE + best, PASS), -1)
 
 

@@ -1,0 +1,58 @@
+"""bayes_v1's decision rule for a batch of positions (``agents.bayes.decide``), with the scalar
+agent's float64 expressions in its order, so that every threshold comparison agrees.
+
+Two players decide by it: ``batch.agents`` (bayes_v1 and bayes_v2 on their own posteriors, over all
+32 cats) and ``batch.players_posterior`` (bayes_v2's model of the other players, over the few cats
+that may be accused): :func:`accuse_or_pass` takes the candidate cats as columns, whatever they are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..agents.bayes import BayesParams
+from ..config import BLACK, GOLD, WHITE
+from ..engine.cards import N_CATS
+
+_BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
+
+
+def non_accuser_value(values: np.ndarray, chief: np.ndarray, drawn: np.ndarray, non_accuser_white: str) -> np.ndarray:
+    """(k,) what a player who never accuses expects to score: white while the chief is uncaught
+    (``chief_uncaught``), else white while the chief may still be in the deck; ``chief`` is the
+    posterior over all 32 cats, ``drawn`` the cats drawn (uint32 bits)."""
+    white, black = values[:, WHITE], values[:, BLACK]
+    if non_accuser_white == "chief_uncaught":
+        return white.copy()
+    undrawn = (drawn[:, None] >> _BIT_INDEX) & np.uint32(1) == 0
+    p_undrawn = np.cumsum(np.where(undrawn, chief, 0.0), axis=1)[:, -1]  # Python's sum: left to right
+    return p_undrawn * white + (1 - p_undrawn) * black
+
+
+def accuse_or_pass(
+    p: BayesParams,
+    chief: np.ndarray,
+    assistant: np.ndarray,
+    allowed: np.ndarray,
+    values: np.ndarray,
+    others_left: np.ndarray,
+    n: np.ndarray,
+    non_accuser: np.ndarray,
+    forced: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(take, column) per row: whether to accuse, and the candidate column to accuse (the best
+    expected chip value among the ``allowed`` columns, ties to the likelier chief, then the first),
+    given the posterior of each candidate (k, c) as chief and as assistant, the expected chip values
+    (k, 3), the other players who may still accuse, the player counts and ``non_accuser_value``."""
+    gold, white, black = values[:, GOLD, None], values[:, WHITE, None], values[:, BLACK, None]
+    ev = chief * gold + assistant * white + (1.0 - chief - assistant) * black
+    best_ev = np.where(allowed, ev, -np.inf).max(1, keepdims=True)
+    tied = allowed & (ev == best_ev)
+    best_chief = np.where(tied, chief, -np.inf).max(1, keepdims=True)
+    column = (tied & (chief == best_chief)).argmax(1)
+    best_ev, best_chief = best_ev[:, 0], best_chief[:, 0]
+    share = (others_left - 1) / np.maximum(1, n - 2)
+    bar = p.bar_late + (p.bar_early - p.bar_late) * share
+    take = np.where(others_left <= 1, best_ev >= non_accuser + p.margin_last, best_ev >= bar)
+    take |= forced | (best_chief >= p.sure)
+    return take, column
