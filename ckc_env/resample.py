@@ -15,7 +15,10 @@ Everything public stays: rows, discards, accusations, revealed and face-up clues
 at every seat, face-up Cafe Adler chips, the Stasi chip, whose turn it is; and so does everything
 of the seat's own (its tile, clue and chips) and each chip it knows the place of (``known``: the
 chips it lost to a Cafe Adler swapper). The world gets a fresh random stream and no reset options,
-so nothing of the true game's future is carried over.
+so nothing of the true game's future is carried over. Hidden lists are sorted before they are
+shuffled, so the world depends on the seat's information set and the draws alone: two states the
+seat cannot tell apart give the same world for the same draws (a searching player's decisions are
+then a function of what it knows, ``agents.rollout``).
 
 What the uniform draws ignore (as the beliefs do): what the other players' decisions reveal,
 that the game did not end on points (no seat had reached the target when a round ended), and who
@@ -95,7 +98,7 @@ def _shuffle_deck(world: GameState, uniform: Uniform) -> None:
     left = world.deck[start:]
     if len(left) < 2:
         return
-    cats = _shuffled([card for card in left if card != INVESTIGATOR], uniform)
+    cats = _shuffled(sorted(card for card in left if card != INVESTIGATOR), uniform)
     investigators = len(left) - len(cats)
     top = 16 + world.config.investigator_cards  # RULES.md 3.2: they are shuffled into the top half
     deck = world.deck[:start]
@@ -116,7 +119,7 @@ def _shuffle_window(world: GameState, uniform: Uniform) -> None:
     if list(world.queue) != list(world.window_order):  # a reopened window: its order was seen before
         return
     at = world.queue_pos
-    order = list(world.window_order[: at + 1]) + _shuffled(world.window_order[at + 1 :], uniform)
+    order = list(world.window_order[: at + 1]) + _shuffled(sorted(world.window_order[at + 1 :]), uniform)
     world.window_order = world.queue = order
 
 
@@ -138,7 +141,7 @@ def _deal_chips(world: GameState, seat: int, uniform: Uniform, known: Mapping[in
         ]
         hidden = [world.holdings[other][i] for other, i in places]
         unseen = [chip for chip in supply if chip != stasi]
-        dealt = _shuffled(hidden + unseen, uniform)
+        dealt = _shuffled(sorted(hidden + unseen), uniform)
         for (other, i), chip in zip(places, dealt, strict=False):
             renamed[world.holdings[other][i]] = chip
             world.holdings[other][i] = chip

@@ -38,12 +38,18 @@ AGENTS = sorted(REGISTRY)
 FAIR = sorted(BASELINES)
 WINDOW_ORDERS = ("random", "clockwise_from_drawer", "clockwise_after_drawer")
 FULL_RULES = {"stasi": True, "cafe_adler": True, "clue_face": "choose"}
+QUICK = {"rollout": {"worlds": 3}}
+"""Few worlds for the searching player where a test is about legality or fairness, not strength."""
+
+
+def quick_agent(name: str, seed: int):
+    return make_agent(name, seed=seed, **QUICK.get(name, {}))
 
 
 def test_the_registry_holds_the_documented_agents():
-    assert AGENTS == ["bayes_v1", "bayes_v2", "cheater", "eager", "passive", "random"]
+    assert AGENTS == ["bayes_v1", "bayes_v2", "cheater", "eager", "passive", "random", "rollout"]
     assert "cheater" not in BASELINES
-    assert [REGISTRY[name].reads_hidden_state for name in AGENTS] == [False, False, True, False, False, False]
+    assert [REGISTRY[name].reads_hidden_state for name in AGENTS] == [False, False, True, False, False, False, False]
 
 
 # ---------------------------------------------------------------------- legal play, every decision kind
@@ -69,8 +75,8 @@ def play_recorded(n: int, config: dict, lineup: list[str], seed: int) -> list[De
     env = ckc_env.raw_env(num_players=n, **config)
     env.reset(seed=seed)
     game = env.unwrapped.game
-    seated = [make_agent(name, seed=seed * 10 + s) for s, name in enumerate(lineup)]
-    shadows = [{name: make_agent(name, seed=seed * 10 + s) for name in AGENTS} for s in range(n)]
+    seated = [quick_agent(name, seed=seed * 10 + s) for s, name in enumerate(lineup)]
+    shadows = [{name: quick_agent(name, seed=seed * 10 + s) for name in AGENTS} for s in range(n)]
     for s in range(n):
         seated[s].reset(s, env.config)
         for shadow in shadows[s].values():
@@ -121,7 +127,7 @@ def test_agent_plays_whole_games_legally(name, n, window_order):
     table raises ValueError naming the player on an illegal action); the game ends with results for every seat."""
     table = Table(GameConfig(num_players=n, window_order=window_order, **FULL_RULES), OBSERVATION)
     for seed in range(2):
-        agents = [make_agent(name, seed=seed * 10 + s) for s in range(n)]
+        agents = [quick_agent(name, seed=seed * 10 + s) for s in range(n)]
         result = play_game(table, agents, seed)
         assert table.game.game_over
         assert sum(result["win"]) == pytest.approx(1.0)
@@ -253,7 +259,7 @@ def seat0_answers(n: int, seed: int) -> dict[str, tuple[list[int], list[int]]]:
         env.reset(seed=seed, options=options)
     games = [env.unwrapped.game for env in envs]
     views = [PlayerView(game, 0) for game in games]
-    agents = {name: [make_agent(name, seed=seed) for _ in envs] for name in AGENTS}
+    agents = {name: [quick_agent(name, seed=seed) for _ in envs] for name in AGENTS}
     for pair in agents.values():
         for agent, env in zip(pair, envs, strict=True):
             agent.reset(0, env.config)
@@ -435,3 +441,54 @@ def test_what_the_table_reveals_depends_on_the_record_not_on_when_it_was_read():
                         checked += 1
             env.step(players[seat].act(view, env.observe_lazily(f"player_{seat}")))
     assert checked > 50
+
+
+# ---------------------------------------------------------------------- rollout
+def _seat0_actions(first: str, n: int, seed: int, **params) -> tuple[list[int], list[int], object]:
+    """Seat 0's actions in a game of ``first`` against bayes_v2, with a bayes_v2 shadow at seat 0."""
+    env = ckc_env.raw_env(num_players=n)
+    env.reset(seed=seed)
+    game = env.unwrapped.game
+    players = [make_agent(first, seed=seed, **params)] + [make_agent("bayes_v2", seed=seed + s) for s in range(1, n)]
+    shadow = make_agent("bayes_v2", seed=seed)
+    for s, player in enumerate(players):
+        player.reset(s, env.config)
+    shadow.reset(0, env.config)
+    played, shadowed = [], []
+    while not game.game_over:
+        seat = game.current_seat
+        view, observation = PlayerView(game, seat), env.observe_lazily(f"player_{seat}")
+        action = players[seat].act(view, observation)
+        if seat == 0 and view.decision_kind in (WINDOW, FORCED_ACCUSATION):
+            played.append(action)
+            shadowed.append(shadow.act(view, observation))
+        env.step(action)
+    return played, shadowed, players[0]
+
+
+def test_rollout_plays_bayes_v2_where_it_does_not_search():
+    """With the gates shut (no target is likely enough) it is bayes_v2, decision for decision."""
+    for n in (3, 4, 5):
+        played, shadowed, player = _seat0_actions("rollout", n, seed=n, gate=1.1, gate_ev=-100.0)
+        assert played == shadowed and player.searched == 0 and player.decisions > 0
+
+
+def test_rollout_searches_open_choices_and_sometimes_departs_from_bayes_v2():
+    searched = departed = 0
+    for seed in range(4):
+        played, shadowed, player = _seat0_actions("rollout", 3, seed=seed, worlds=16)
+        searched += player.searched
+        departed += sum(a != b for a, b in zip(played, shadowed, strict=True))
+        assert player.searched < player.decisions  # clear choices are not searched
+    assert searched > 0 and 0 < departed < searched
+
+
+def test_rollout_parameters_are_checked():
+    assert make_agent("rollout", seed=0, worlds=8).params.worlds == 8
+    for bad in ({"worlds": 0}, {"worlds": 2.5}, {"follow": 1.0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            make_agent("rollout", seed=0, **bad)
+    with pytest.raises(ValueError, match="accepted") as info:
+        make_agent("rollout", seed=0, depth=3)
+    for param in ("worlds", "gate", "gate_ev", "spite", "confidence", "follow"):
+        assert param in str(info.value)

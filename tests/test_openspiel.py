@@ -163,6 +163,25 @@ def test_a_resampled_world_looks_the_same_to_the_seat(rules):
     assert changed
 
 
+@pytest.mark.parametrize("rules", RULES, ids=RULE_IDS)
+def test_a_resampled_world_depends_on_the_information_set_alone(rules):
+    """Two states a seat cannot tell apart (the true one and a world drawn from it) give the same
+    world for the same draws: what a search draws is a function of what the seat knows."""
+    from ckc_env.engine.state import _LISTS, _NESTED, _VALUES
+
+    config = GameConfig(**rules)
+    checked = 0
+    for state in (s for seed in (3, 4) for s in positions(config, seed, every=4)):
+        for seat in range(state.n):
+            other = resample(state, seat, random.Random(seat).random)
+            a, b = (resample(s, seat, random.Random(99).random) for s in (state, other))
+            for name in (*_VALUES, *_LISTS, *_NESTED, "face_up", "adler_offered"):
+                assert getattr(a, name) == getattr(b, name), name
+            assert a.stream.key == b.stream.key
+            checked += 1
+    assert checked > 20
+
+
 def test_resampled_clues_follow_the_exact_posterior():
     """The chief of many worlds drawn from a seat's information set is distributed as the seat's
     exact beliefs say."""

@@ -7,6 +7,7 @@
 | ``eager`` | accuses the most likely chief at its first chance |
 | ``bayes_v1`` | exact beliefs; accuses when the best target's expected chip clears a bar that moves as the other players accuse (tuned parameters) |
 | ``bayes_v2`` | bayes_v1's rule on a posterior that also weighs what the other players' accusations and passes reveal of their clues |
+| ``rollout`` | bayes_v2, with open choices decided by rollouts of the rest of the round in worlds drawn from its information set |
 | ``cheater`` | reads the hidden clues: an upper bound for reference, not a fair opponent |
 
 Every agent but ``cheater`` reads only its seat's :class:`~ckc_env.engine.view.PlayerView`.
@@ -20,6 +21,7 @@ from .base import Agent
 from .bayes import BayesAgent, BayesParams
 from .bayes_v2 import BayesV2Agent, BayesV2Params
 from .cheater import CheaterAgent
+from .rollout import RolloutAgent, RolloutParams
 from .simple import EagerAgent, PassiveAgent, RandomAgent
 
 REGISTRY: dict[str, Callable[..., Agent]] = {
@@ -29,8 +31,9 @@ REGISTRY: dict[str, Callable[..., Agent]] = {
     "bayes_v1": BayesAgent,
     "bayes_v2": BayesV2Agent,
     "cheater": CheaterAgent,
+    "rollout": RolloutAgent,
 }
-BASELINES = ("random", "passive", "eager", "bayes_v1", "bayes_v2")
+BASELINES = ("random", "passive", "eager", "bayes_v1", "bayes_v2", "rollout")
 """The fair baselines (``cheater`` is a reference only)."""
 
 
@@ -53,5 +56,7 @@ __all__ = [
     "EagerAgent",
     "PassiveAgent",
     "RandomAgent",
+    "RolloutAgent",
+    "RolloutParams",
     "make_agent",
 ]
