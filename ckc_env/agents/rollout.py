@@ -1,28 +1,33 @@
-"""``rollout``: bayes_v2 with a look-ahead: determinised rollouts of the rest of the round.
+"""``rollout``: bayes_v2 with a look-ahead: determinised rollouts over its information set.
 
 bayes_v1's rule (which bayes_v2 follows) compares the best target's expected chip with a fixed bar
-that stands for what waiting is worth; its parameters are at a local optimum at 3, 4 and 5 players
-(training/tune_by_count.py). What waiting is worth depends on the position, though: how many cards
-are left, who else is likely to take the target first, what the player left out will receive. A
-rollout player estimates it instead:
+that stands for what waiting is worth; its parameters hold at a local optimum at 3 and 4 players
+as at 5 (training/tune_by_count.py). What waiting is worth depends on the position, though: how
+many cards are left, who else is likely to take the target first, the score. A rollout player
+estimates it instead (perfect-information Monte Carlo over sampled worlds):
 
-1. At a window where the choice is open (the best target has P(chief) >= ``gate`` or an expected
-   chip within ``gate_ev`` of the bar), its candidates are: pass, bayes_v2's action, the best target
-   by expected chip and the likeliest chief.
+1. At a window where the choice is open (the likeliest chief among the targets has P(chief) >=
+   ``gate``, or the best expected chip is within ``gate_ev`` of the bar), its candidates are:
+   bayes_v2's action, pass, the best target by expected chip and the likeliest chief.
 2. It draws ``worlds`` worlds from its information set (:func:`ckc_env.resample.resample`: the other
    seats' clues, the bag, the deck's order and the chips it cannot see dealt afresh), each weighted
    by how likely the other players' decisions this round were under that world's clues (bayes_v2's
-   :class:`~ckc_env.agents.bayes_v2.TableReader`), the importance weights of its posterior.
-3. In every world it plays each candidate and then the rest of the round with bayes_v1 in every
-   seat (the same world and random stream for each candidate: common random numbers), and scores the
-   chip colours handed out at the round's end by the chip values it expects: its own, less ``spite``
-   times the mean of the others' (the game is won by being ahead, not by points alone).
-4. It takes the candidate with the best weighted mean.
+   :class:`~ckc_env.agents.bayes_v2.TableReader`): importance weights towards its posterior.
+3. In every world it plays each candidate, then bayes_v1 in every seat (the same world for each
+   candidate: common random numbers). In a round that may end the game (``may_end_game``, with
+   ``endgame=1``) it plays to the game's end and scores its share of the win: what counts at the
+   end is being ahead. Otherwise it plays to the round's end and scores the chip colours handed out
+   by the values it expects: its own, less ``spite`` times the mean of the others'.
+4. It departs from bayes_v2's action only for a candidate whose weighted mean gain over it, world
+   by world, is at least ``confidence`` standard errors above 0: a plain argmax over a few dozen
+   noisy worlds follows the luckiest draws.
 
 Elsewhere (a clear choice, forced accusations, clue faces, Cafe Adler) it plays as bayes_v2.
-It reads the game only through its view and worlds resampled from it: nothing it cannot know
-at the table reaches its decisions. Scalar only (no batched form): each searched decision plays
-``worlds`` x candidates partial rounds.
+It reads the game only through its view and worlds resampled from it, whose draws depend on the
+information set alone: two positions the seat cannot tell apart get the same decision
+(tests/test_agents.py). Scalar only (no batched form): a searched decision plays ``worlds`` x
+candidates rollouts, about a second a game at 3 players. Measured level with bayes_v2 in its seat
+(docs/baselines.md), whichever horizon.
 """
 
 from __future__ import annotations
@@ -51,11 +56,14 @@ class RolloutParams(BayesV2Params):
     gate_ev: float = 0.5  # or when the best expected chip is within this of the bar
     spite: float = 1.0  # weight of the others' mean chip value in a rollout's score
     confidence: float = 1.5  # standard errors by which a candidate must beat bayes_v2's action
+    endgame: float = 1.0  # 1: in a round that may end the game, rollouts play to its end and score the result
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.worlds < 1 or self.worlds != int(self.worlds):
             raise ValueError(f"rollout parameter worlds={self.worlds!r} must be a whole number >= 1")
+        if self.endgame not in (0, 1):
+            raise ValueError(f"rollout parameter endgame={self.endgame!r} must be 0 or 1")
 
 
 class RolloutAgent(BayesV2Agent):
@@ -100,6 +108,7 @@ class RolloutAgent(BayesV2Agent):
     def _search(self, view: PlayerView, candidates: list[int], likelihood, values) -> int:
         state: GameState = view._state  # resampled below: only what the seat can see is kept
         draw = lambda: unit(self.stream.draw())  # noqa: E731
+        to_the_end = bool(self.params.endgame) and may_end_game(view)
         scores, weights = [], []
         for _ in range(int(self.params.worlds)):
             world = resample(state, self.seat, draw)
@@ -108,10 +117,11 @@ class RolloutAgent(BayesV2Agent):
                 weight *= factors[world.clues[seat]]
             if weight <= 0.0:
                 continue
-            players = [BayesAgent(seed=0, **self._v1_params) for _ in range(world.n)]
-            for seat, player in enumerate(players):
-                player.reset(seat, world.config)
-            scores.append([self._play_out(world.copy(), action, players, values) for action in candidates])
+            if to_the_end:
+                scores.append([self._play_to_the_end(world.copy(), action) for action in candidates])
+            else:
+                players = self._players(world)
+                scores.append([self._play_out(world.copy(), action, players, values) for action in candidates])
             weights.append(weight)
         return candidates[self._pick(np.array(scores), np.array(weights))]
 
@@ -130,6 +140,23 @@ class RolloutAgent(BayesV2Agent):
         if not clear.any():
             return 0
         return 1 + int(np.argmax(np.where(clear, mean, -np.inf)))
+
+    def _players(self, world: GameState) -> list[BayesAgent]:
+        players = [BayesAgent(seed=world.stream.key + seat, **self._v1_params) for seat in range(world.n)]
+        for seat, player in enumerate(players):
+            player.reset(seat, world.config)
+        return players
+
+    def _play_to_the_end(self, world: GameState, action: int) -> float:
+        """This seat's share of the win after ``action`` and bayes_v1 play in every seat to the game's end."""
+        players = self._players(world)  # fresh ones: each remembers its chip values per round
+        game.apply(world, action)
+        while not world.game_over:
+            seat = world.pending_seat
+            view = PlayerView(world, seat)
+            game.apply(world, players[seat].act(view, {"action_mask": game.legal_mask(world)}))
+        winners = world.final["winners"]
+        return 1.0 / len(winners) if self.seat in winners else 0.0
 
     @property
     def _v1_params(self) -> dict[str, float]:
@@ -154,6 +181,27 @@ class RolloutAgent(BayesV2Agent):
             else:
                 others += value
         return own - self.params.spite * others / (world.n - 1)
+
+
+def may_end_game(view: PlayerView) -> bool:
+    """Whether the round being played may be the game's last (RULES.md 6), from what the seat knows:
+    it is the last round allowed, a colour's supply could run out in its hand-out (fewer chips
+    than players), or a seat could reach the target with a gold chip (the others' totals bounded
+    by the highest value of each colour they hold)."""
+    config, n = view.config, view.num_players
+    if view.round_index + 1 >= config.max_rounds or min(view.supply_counts) < n:
+        return True
+    pool = view.pool
+    highest = [
+        max((pool.value[c] for c in range(len(pool)) if pool.colour[c] == colour), default=0) for colour in range(3)
+    ]
+    bounds = [
+        view.own_points
+        if seat == view.seat
+        else sum(k * v for k, v in zip(view.colour_counts(seat), highest, strict=True))
+        for seat in range(n)
+    ]
+    return max(bounds) + highest[GOLD] >= config.target_points
 
 
 def _served(summary: dict) -> list[tuple[int, int, int, int]]:
