@@ -494,3 +494,22 @@ def test_init_from_starts_from_an_agent_file_and_refuses_another_layout(tmp_path
 def write(path, text):
     path.write_text(text)
     return path
+
+
+def test_the_per_count_search_of_bayes_v2s_parameters_records_its_log_and_check(tmp_path):
+    """training/tune_by_count.py on a few games: every parameter that matters at 3 players is tried
+    (bar_late is not: the bar is bar_early throughout), each candidate with its paired difference,
+    and the pick is checked on other deals."""
+    import json
+
+    from ckc_env.training import tune_by_count
+
+    out = tmp_path / "tune.json"
+    tune_by_count.main(["--players", "3", "--games", "6", "--check-games", "6", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert {e["parameter"] for e in result["log"]} == {"sure", "bar_early", "margin_last", "follow"}
+    for entry in result["log"]:
+        assert entry["low"] <= entry["difference"] <= entry["high"]
+        assert entry["value"] != entry["incumbent"][entry["parameter"]]
+    assert set(result["best"]) == set(result["default"]) and result["check"]["seed"] != result["seed"]
+    assert result["check"]["low"] <= result["check"]["difference"] <= result["check"]["high"]

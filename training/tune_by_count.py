@@ -68,12 +68,16 @@ def main(argv: list[str] | None = None) -> None:
     default = {name: getattr(BayesV2Params(), name) for name in BayesV2Params.names()}
     best = dict(default)
     log = []
+    incumbents: dict[tuple[float, ...], TournamentResult] = {}
     start = time.time()
     for sweep in range(args.passes):
         for name, values in GRID.items():
             if not used(name, args.players):
                 continue
-            incumbent = play(best, args.players, args.games, args.seed)
+            key = tuple(best.values())
+            if key not in incumbents:  # the incumbent changes only when a value is taken
+                incumbents[key] = play(best, args.players, args.games, args.seed)
+            incumbent = incumbents[key]
             gains = {}
             for value in values:
                 if value == best[name]:

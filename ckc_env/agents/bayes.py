@@ -134,6 +134,12 @@ def decide(p: BayesParams, view, b, forced: bool, values: tuple[float, float, fl
             p_undrawn = sum(chief[c] for c in range(N_CATS) if not (drawn >> c) & 1)
             non_accuser = p_undrawn * white + (1 - p_undrawn) * black
         return ACCUSE + best if best_ev >= non_accuser + p.margin_last else PASS
+    return ACCUSE + best if best_ev >= moving_bar(p, others_left, n) else PASS
+
+
+def moving_bar(p: BayesParams, others_left: int, n: int) -> float:
+    """The expected chip value a target must reach while ``others_left`` other players (two or more)
+    may still accuse at an ``n``-player table: ``bar_early`` while all may, ``bar_late`` when one
+    besides the last may."""
     share = (others_left - 1) / max(1, n - 2)
-    bar = p.bar_late + (p.bar_early - p.bar_late) * share
-    return ACCUSE + best if best_ev >= bar else PASS
+    return p.bar_late + (p.bar_early - p.bar_late) * share

@@ -45,7 +45,7 @@ from ..engine.chance import unit
 from ..engine.state import SCORING, GameState
 from ..engine.view import PlayerView
 from ..resample import resample
-from .bayes import BayesAgent, decide
+from .bayes import BayesAgent, decide, moving_bar
 from .bayes_v2 import BayesV2Agent, BayesV2Params
 
 
@@ -98,9 +98,7 @@ class RolloutAgent(BayesV2Agent):
         best_ev = max(targets, key=lambda c: (ev[c], chief[c]))
         likeliest = max(targets, key=lambda c: (chief[c], assistant[c]))
         p = self.params
-        others_left = view.accused_by.count(-1) - 1
-        share = (others_left - 1) / max(1, view.num_players - 2)
-        bar = p.bar_late + (p.bar_early - p.bar_late) * share
+        bar = moving_bar(p, view.accused_by.count(-1) - 1, view.num_players)
         if chief[likeliest] < p.gate and ev[best_ev] < bar - p.gate_ev:
             return []
         return list(dict.fromkeys([chosen, PASS, ACCUSE + best_ev, ACCUSE + likeliest]))
@@ -167,7 +165,7 @@ class RolloutAgent(BayesV2Agent):
         """The score of the round's chips after ``action`` and bayes_v1 play in every seat."""
         round_index = world.round_index
         game.apply(world, action)
-        while world.round_index == round_index and world.phase < SCORING and world.pending_kind >= 0:
+        while world.round_index == round_index and world.phase < SCORING:
             seat = world.pending_seat
             forced = world.pending_kind == FORCED_ACCUSATION
             game.apply(world, players[seat].accuse(PlayerView(world, seat), forced))
