@@ -49,9 +49,9 @@ def quick_agent(name: str, seed: int, settings: dict = QUICK):
 
 
 def test_the_registry_holds_the_documented_agents():
-    assert AGENTS == ["bayes_v1", "bayes_v2", "cheater", "eager", "passive", "random", "rollout"]
+    assert AGENTS == ["bayes_v1", "bayes_v2", "bayes_v3", "cheater", "eager", "passive", "random", "rollout"]
     assert "cheater" not in BASELINES
-    assert [REGISTRY[name].reads_hidden_state for name in AGENTS] == [False, False, True, False, False, False, False]
+    assert [REGISTRY[name].reads_hidden_state for name in AGENTS] == [False] * 3 + [True] + [False] * 4
 
 
 # ---------------------------------------------------------------------- legal play, every decision kind
@@ -466,6 +466,32 @@ def _seat0_actions(first: str, n: int, seed: int, **params) -> tuple[list[int], 
             shadowed.append(shadow.act(view, observation))
         env.step(action)
     return played, shadowed, players[0]
+
+
+# ---------------------------------------------------------------------- bayes_v3
+def test_bayes_v3_with_an_uninformed_inner_model_is_bayes_v2():
+    """inner_follow=0: each modelled player reads nothing from the others' decisions, which is
+    bayes_v1, the model bayes_v2 has of them: the two play alike, decision for decision."""
+    for n in (3, 4, 5):
+        for seed in (1, 2):
+            played, shadowed, _ = _seat0_actions("bayes_v3", n, seed=10 * n + seed, inner_follow=0.0)
+            assert played == shadowed and len(played) > 5
+
+
+def test_bayes_v3_reads_the_table_otherwise_than_bayes_v2():
+    """With its default model of the others (bayes_v2 themselves) some of its decisions differ."""
+    differing = sum(
+        a != b for seed in range(6) for a, b in zip(*_seat0_actions("bayes_v3", 4, seed=seed)[:2], strict=True)
+    )
+    assert differing > 0
+
+
+def test_bayes_v3_parameters_are_checked():
+    assert make_agent("bayes_v3", seed=0, inner_follow=0.5).params.inner_follow == 0.5
+    with pytest.raises(ValueError, match=r"inner_follow=1\.0 must lie in \[0, 1\)"):
+        make_agent("bayes_v3", seed=0, inner_follow=1.0)
+    with pytest.raises(ValueError, match="unknown bayes_v3 parameter"):
+        make_agent("bayes_v3", seed=0, depth=2)
 
 
 def test_rollout_plays_bayes_v2_where_it_does_not_search():

@@ -7,6 +7,7 @@
 | ``eager`` | accuses the most likely chief at its first chance |
 | ``bayes_v1`` | exact beliefs; accuses when the best target's expected chip clears a bar that moves as the other players accuse (tuned parameters) |
 | ``bayes_v2`` | bayes_v1's rule on a posterior that also weighs what the other players' accusations and passes reveal of their clues |
+| ``bayes_v3`` | bayes_v2 whose model of the others is bayes_v2 itself: their decisions read as made on posteriors that read the table too |
 | ``rollout`` | bayes_v2, with open choices decided by rollouts of the rest of the round in worlds drawn from its information set |
 | ``cheater`` | reads the hidden clues: an upper bound for reference, not a fair opponent |
 
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from .base import Agent
 from .bayes import BayesAgent, BayesParams
 from .bayes_v2 import BayesV2Agent, BayesV2Params
+from .bayes_v3 import BayesV3Agent, BayesV3Params
 from .cheater import CheaterAgent
 from .rollout import RolloutAgent, RolloutParams
 from .simple import EagerAgent, PassiveAgent, RandomAgent
@@ -30,10 +32,11 @@ REGISTRY: dict[str, Callable[..., Agent]] = {
     "eager": EagerAgent,
     "bayes_v1": BayesAgent,
     "bayes_v2": BayesV2Agent,
+    "bayes_v3": BayesV3Agent,
     "cheater": CheaterAgent,
     "rollout": RolloutAgent,
 }
-BASELINES = ("random", "passive", "eager", "bayes_v1", "bayes_v2", "rollout")
+BASELINES = ("random", "passive", "eager", "bayes_v1", "bayes_v2", "bayes_v3", "rollout")
 """The fair baselines (``cheater`` is a reference only)."""
 
 
@@ -52,6 +55,8 @@ __all__ = [
     "BayesParams",
     "BayesV2Agent",
     "BayesV2Params",
+    "BayesV3Agent",
+    "BayesV3Params",
     "CheaterAgent",
     "EagerAgent",
     "PassiveAgent",
