@@ -513,3 +513,41 @@ def test_the_per_count_search_of_bayes_v2s_parameters_records_its_log_and_check(
         assert entry["value"] != entry["incumbent"][entry["parameter"]]
     assert set(result["best"]) == set(result["default"]) and result["check"]["seed"] != result["seed"]
     assert result["check"]["low"] <= result["check"]["difference"] <= result["check"]["high"]
+
+
+def test_the_critic_fit_moves_the_value_head_alone(tmp_path):
+    """finetune.critic_fit: the start policy's own games regress the critic; the action head is left
+    as it was, and the held-out explained variance rises from the start's."""
+    import torch
+    from ckc_env.training.finetune import critic_parameters, fit_critic
+    from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
+
+    start = ROOT / "checkpoints" / "ppo_5p_vector"
+    tiny = {k: v for k, v in yaml.safe_load(TINY).items() if k != "pretrain"}
+    config = parse_config(
+        tiny
+        | {
+            "game": {"num_players": 5},
+            "reward": "win",
+            "init_from": str(start),
+            "policy": {"net_arch": [256, 256]},
+            "ppo": {"n_steps": 8, "batch_size": 64, "n_epochs": 1},
+            "vector": {"num_envs": 64},
+            "finetune": {"critic_fit": 6000, "critic_fit_epochs": 4},
+        }
+    )
+    env = SB3VecEnv(make_vector_env(config))
+    model = train.build_model(config, env)
+    from ckc_env.training.finetune import init_from
+
+    init_from(model, start, config)
+    critic = {id(p) for p in critic_parameters(model.policy)}
+    before = {name: p.detach().clone() for name, p in model.policy.named_parameters()}
+    log = fit_critic(model, config, start / "best_model.json")
+    env.close()
+    moved = {name for name, p in model.policy.named_parameters() if not torch.equal(p, before[name])}
+    assert moved and moved == {name for name, p in model.policy.named_parameters() if id(p) in critic}
+    assert log["decisions"] >= 6000 and len(log["explained_variance"]) == 5
+    assert log["explained_variance"][-1] > log["explained_variance"][0]
+    with pytest.raises(ValueError, match=r"finetune\.critic_fit=10: accepted values are 0 without a vector section"):
+        parse_config({"finetune": {"critic_fit": 10}})

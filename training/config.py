@@ -25,8 +25,12 @@ eval: {every: 25_000, games: 2000, opponents: {vs_bayes: [bayes_v1, ...], vs_ran
 vector: {num_envs: 1024, threads: 1, workers: 1}     # the batched engine: num_envs games stepped at once
 finetune: {critic_warmup: 100_000, kl_to_start: 1.0, kl_decay: 1_000_000}   # keeping a cloned policy
                                                       # (training/finetune.py; all off by default)
+                                                      # critic_fit: 300_000: the critic regressed on the start
+                                                      # policy's returns first (vector only)
 init_from: checkpoints/ppo_all_counts                 # start from a safe agent file's policy and critic
                                                       # instead of a fresh (or cloned) one: fine-tuning it
+duplicate: bayes_v2          # vector only: every deal is also played with this player in the learner's
+                             # seat, and its return there is taken from the learner's (duplicate rewards)
 population:                  # vector only, instead of opponents: self-play against a population
   members: [[bayes_v1], [bayes_v2], [checkpoints/ppo_5p_vector], self]   # opponents tables, or self
   weights: [1, 1, 1, 1]      # a prior weight per member (default 1 each; self's for each snapshot)
@@ -67,6 +71,15 @@ often; ``scheme: uniform`` uses the prior weights alone. A member is an opponent
 ``keep`` latest, safe agent files in ``<run>/snapshots/``) is then a member of its own, at a table of
 that snapshot (none before the first). ``<run>/population.json`` records the members, their win
 rates, weights and games at every refresh, and ``--resume`` reads it back.
+
+``duplicate`` (vector only) names a reference player with a batched form: each deal is played a
+second time, with the reference in the learner's seat against the same opponents, and the
+learner's reward at a game's end is less the reference's return on that deal (the reward scheme's
+return: its win reward, margin or points). The reference does not see the learner's game, so the
+expected gradient is unchanged; the luck of the deal, which dominates a game's outcome, cancels
+from the returns the critic and the advantages see (:class:`ckc_env.envs.vector.CheckpointCharlieVectorEnv`).
+The episode rewards SB3 logs are then the learner's edge over the reference; evaluations are not
+affected.
 """
 
 from __future__ import annotations
@@ -248,10 +261,12 @@ class FineTune:
     critic_warmup: int = 0  # learner steps with the policy frozen (the critic alone learns)
     kl_to_start: float = 0.0  # weight of the KL pass towards the step-0 policy
     kl_decay: int = 0  # steps over which that weight falls linearly to 0 (0: constant)
+    critic_fit: int = 0  # decisions of the start policy whose returns the critic is fitted to first (0: off)
+    critic_fit_epochs: int = 10  # passes over them
 
     @property
     def active(self) -> bool:
-        return self.critic_warmup > 0 or self.kl_to_start > 0
+        return self.critic_warmup > 0 or self.kl_to_start > 0 or self.critic_fit > 0
 
     def kl_weight(self, timesteps: int) -> float:
         if self.kl_decay <= 0:
@@ -322,6 +337,7 @@ class TrainConfig:
     finetune: FineTune = field(default_factory=FineTune)
     population: Population | None = None
     init_from: str | None = None
+    duplicate: Any = None
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -464,9 +480,17 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         section = data["finetune"]
         reject_unknown("finetune", section, tuple(f.name for f in fields(FineTune)))
         tune: dict[str, Any] = {}
-        for key in ("critic_warmup", "kl_decay"):
+        for key in ("critic_warmup", "kl_decay", "critic_fit"):
             if key in section:
                 tune[key] = count(f"finetune.{key}", section[key], low=0)
+        if "critic_fit_epochs" in section:
+            tune["critic_fit_epochs"] = count("finetune.critic_fit_epochs", section["critic_fit_epochs"])
+        if tune.get("critic_fit") and "vector" not in kwargs:
+            fail(
+                "finetune.critic_fit",
+                tune["critic_fit"],
+                "0 without a vector section (the start policy plays on the batched engine)",
+            )
         if "kl_to_start" in section:
             weight = section["kl_to_start"]
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 100:
@@ -488,6 +512,10 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
                 name: seat_specs(f"eval.opponents.{name}", table, counts) for name, table in tables.items()
             }
         kwargs["eval"] = Evaluation(**eval_kwargs)
+    if data.get("duplicate") is not None:
+        if "vector" not in kwargs:
+            fail("duplicate", data["duplicate"], "a reference player with a vector section (the batched engine only)")
+        kwargs["duplicate"] = _opponent("duplicate", data["duplicate"], allow_self=False)
     if data.get("population") is not None:
         if "vector" not in kwargs:
             fail("population", data["population"], "a population with a vector section (the batched engine only)")

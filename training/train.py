@@ -674,6 +674,11 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
             print(f"init_from: the policy and critic of {card}", flush=True)
         callback.num_timesteps = 0
         callback.run_evaluation()
+        if config.finetune.critic_fit:  # the critic regressed on the start policy's own returns
+            from .finetune import fit_critic
+
+            log = fit_critic(model, config, run_dir / "best_model.json", args.trust_checkpoint)
+            (run_dir / "critic_fit.json").write_text(json.dumps(log, indent=2))
         if config.finetune.active:
             from .finetune import keep_start
 

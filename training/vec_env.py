@@ -107,6 +107,8 @@ def make_vector_env(
         "trust_checkpoint": trust_checkpoint,
         **config.game,
     }
+    if getattr(config, "duplicate", None) is not None:
+        kwargs["duplicate"] = config.duplicate
     if getattr(config, "population", None) is not None:
         from .population import tables_only
 

@@ -422,6 +422,24 @@ def subset(state: BatchState, games: np.ndarray) -> BatchState:
     return BatchState(**values)
 
 
+def stack(parts: Sequence[tuple[BatchState, np.ndarray]]) -> BatchState:
+    """The games ``games`` of each batch of ``parts``, in order, as one batch of their own to be
+    played on: copies of their rows and of their rounds' records (the rules and the chance source
+    are the first batch's; every game's draws come from its own key and counter)."""
+    first = parts[0][0]
+    values = {}
+    for f in fields(first):
+        value = getattr(first, f.name)
+        if isinstance(value, RoundRecord):
+            value = RoundRecord(
+                **{r.name: np.concatenate([getattr(s.record, r.name)[g] for s, g in parts]) for r in fields(value)}
+            )
+        elif isinstance(value, np.ndarray) and value.ndim and value.shape[0] == first.batch_size:
+            value = np.concatenate([getattr(s, f.name)[g] for s, g in parts])
+        values[f.name] = value
+    return BatchState(**values)
+
+
 def ask(state: BatchState, games: np.ndarray, kind: int, seats: np.ndarray) -> None:
     """Ask ``seats`` (one per game) a decision of ``kind`` (``engine.game._ask``)."""
     state.pending_kind[games] = kind

@@ -42,6 +42,16 @@ which is drawn from the new population; members already loaded are reused (a mem
 specs' labels). ``SubprocVectorEnv.set_population`` sends it to every worker, and stable-baselines3's
 ``env_method("set_population", ...)`` reaches it through ``SB3VecEnv``.
 
+**Duplicate rewards.** ``duplicate=spec`` (a player with a batched form) plays every deal a second
+time, out of sight, with that player in the learner's seat and the same opponents (the same deal,
+the same opponents' streams: bridge's duplicate scoring), and takes what it earned there from the
+learner's reward at the game's end: the learner's return becomes its return less the reference's on
+the same deal. The reference's return does not depend on the learner's actions, so the expected
+policy gradient is unchanged; the luck of the deal, most of a game's variance, largely cancels (in
+a paired tournament the same cancellation narrows a win rate's interval about fourfold). Each
+finished game's ``final_info["baseline"]`` holds the reference's return; ``points``, ``margin``,
+``win_share`` stay the learner's own.
+
 Infos: ``seat`` and ``num_players`` (num_envs,) of the game each slot now plays; with a population
 also ``opponents``, the index of each slot's member in the current population, and
 ``final_info["opponents"]`` the member a finished game was played against (-1 for a member that
@@ -51,6 +61,7 @@ copied out (``batch.summary.round_summaries`` gives them from ``env.state``).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -63,13 +74,13 @@ from gymnasium.vector.utils import batch_space
 from .. import batch, players
 from ..batch.agents import BatchAgent, seat_keys
 from ..batch.players_posterior import PlayersReader, observed_posterior
-from ..batch.state import BatchState
+from ..batch.state import BatchState, stack
 from ..engine.actions import N_ACTIONS
 from ..observation import ENV_VERSION, LAYOUTS
 from ..render import UnsupportedRenderModeError
 from ..seeding import derive_seed
 from ..table import options
-from ..table.batched import play, seat_rewards
+from ..table.batched import game_returns, play, seat_rewards
 
 
 # ---------------------------------------------------------------------- the vector environment
@@ -91,6 +102,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         render_mode: None = None,
         population: Sequence[Any] | None = None,
         population_weights: Sequence[float] | None = None,
+        duplicate: Any = None,
         **rules: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -121,6 +133,12 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         else:
             self._set_members(*self._check_population(population, population_weights))
         self.opponent_specs = self._members[0][2]
+        self.duplicate = duplicate
+        self._reference = None
+        if duplicate is not None:
+            reference = self._load_table({0: [duplicate]})[0][0]
+            self._reference = reference if isinstance(reference, BatchAgent) else reference.batched(0)
+        self._shadows: dict[int, tuple[BatchAgent, BatchAgent]] = {}  # a table player's twin, by id
         self.num_envs = int(num_envs)
         self.learner_seat_option = learner_seat
         self.reward = reward
@@ -157,6 +175,11 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self._start_players(np.arange(self.num_envs))
         self._pending = np.zeros(self.num_envs)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._baseline = np.zeros(self.num_envs)
+        self._unplayed = np.zeros(self.num_envs, dtype=bool)
+        self._dealt = np.zeros(self.num_envs, dtype=np.int64)
+        self._deal_serial, self._queue, self._queued_games = 0, [], 0
+        self._deal_duplicates(np.arange(self.num_envs))
         self._settle(np.arange(self.num_envs), self._pending)
         return self._observe(), self._info()
 
@@ -184,6 +207,10 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         illegal = ~legal & ~resetting
         rewards[illegal] = self.illegal_penalty
         terminated = (illegal | state.game_over) & ~resetting
+        if self._reference is not None:
+            if self._unplayed[terminated].any():
+                self._play_duplicates()
+            rewards[terminated] -= self._baseline[terminated]
         infos = self._info()
         ended = np.flatnonzero(terminated)
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
@@ -384,6 +411,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self.seat[slots] = self._draw_seats(state.n[slots].astype(np.int64))
         self.member[slots] = self._draw_members(len(slots))
         self._start_players(slots)
+        self._deal_duplicates(slots)
 
     def _start_players(self, slots: np.ndarray) -> None:
         """The opponents' random streams in the new games of ``slots``, from the games' keys."""
@@ -392,6 +420,57 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             player.start(slots, keys)
         if self._reader is not None:
             self._reader.start(slots)
+
+    def _deal_duplicates(self, slots: np.ndarray) -> None:
+        """Queue copies of the deals just dealt in ``slots`` for the reference (``duplicate``); they
+        are played in one batch when a game needs its baseline or enough have gathered (one call
+        per player per decision for hundreds of games rather than for a step's few)."""
+        if self._reference is None or not len(slots):
+            return
+        self._deal_serial += 1
+        self._dealt[slots] = self._deal_serial
+        self._unplayed[slots] = True
+        self._queue.append((stack([(self.state, slots)]), slots.copy(), self._deal_serial))
+        self._queued_games += len(slots)
+        if self._queued_games >= max(1, self.num_envs // 4):
+            self._play_duplicates()
+
+    def _play_duplicates(self) -> None:
+        """The reference's return on every queued deal: the copies played to their end with the
+        reference in the learner's seat and twins of the slot's opponents, started with the same
+        streams, so the opponents decide as they do in the slot until the two games part."""
+        if not self._queue:
+            return
+        shadow = stack([(part, np.arange(part.batch_size)) for part, _, _ in self._queue])
+        slots = np.concatenate([s for _, s, _ in self._queue])
+        serials = np.concatenate([np.full(len(s), serial) for _, s, serial in self._queue])
+        self._queue, self._queued_games = [], 0
+        seat, member = self.seat[slots], self.member[slots]
+        players = [self._shadow_of(player) for player in self._players] + [self._reference]
+        games = np.arange(shadow.batch_size)
+        keys = seat_keys(shadow.key)
+        for player in players:
+            player.start(games, keys)
+
+        def waiting() -> np.ndarray:
+            return np.flatnonzero(shadow.pending_kind >= 0)
+
+        def player_of(g: np.ndarray) -> np.ndarray:
+            n = shadow.n[g].astype(np.int64)
+            k = (shadow.pending_seat[g] - seat[g]) % n
+            return np.where(k == 0, len(players) - 1, self._player_index[member[g], n, k])
+
+        play(shadow, players, waiting, player_of)
+        current = self._dealt[slots] == serials  # a slot dealt again since (its game ended first) drops the old one
+        self._baseline[slots[current]] = game_returns(shadow, seat, self.reward)[current]
+        self._unplayed[slots[current]] = False
+
+    def _shadow_of(self, player: BatchAgent) -> BatchAgent:
+        """A table player's twin for the duplicate deals (its own per-game state, the same decisions)."""
+        twin = self._shadows.get(id(player))
+        if twin is None or twin[0] is not player:
+            twin = self._shadows[id(player)] = (player, copy.deepcopy(player))
+        return twin[1]
 
     def _restart(self, slots: np.ndarray) -> None:
         self._pending[slots] = 0.0
@@ -446,6 +525,11 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             **(
                 {"opponents": np.where(terminated, self._member_index(), 0), "_opponents": terminated.copy()}
                 if self.population_mode
+                else {}
+            ),
+            **(
+                {"baseline": np.where(terminated, self._baseline, 0.0), "_baseline": terminated.copy()}
+                if self._reference is not None
                 else {}
             ),
         }

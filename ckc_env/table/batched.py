@@ -38,6 +38,20 @@ def seat_rewards(state: BatchState, seats: np.ndarray, scheme: str) -> np.ndarra
     return all_rewards(state, scheme)[np.arange(state.batch_size), seats]
 
 
+def game_returns(state: BatchState, seats: np.ndarray, scheme: str) -> np.ndarray:
+    """(B,) what seat ``seats[b]`` of each finished game earned over it under the scheme: the sum of
+    its rewards (its points; its points less the others' mean; its win reward)."""
+    rows = np.arange(state.batch_size)
+    n = state.n.astype(np.int64)
+    points = state.points[rows, seats].astype(np.float64)
+    if scheme == "points":
+        return points
+    if scheme == "margin":
+        return rewards.margin(points, state.points.sum(1).astype(np.float64), n)
+    winners = state.winners & (n[:, None] > _SEAT_RANGE)
+    return rewards.win(winners[rows, seats].astype(np.float64), winners.sum(1), n)
+
+
 def play(
     state: BatchState,
     players: Sequence[BatchAgent],
