@@ -76,8 +76,8 @@ rates, weights and games at every refresh, and ``--resume`` reads it back.
 second time, with the reference in the learner's seat against the same opponents, and the
 learner's reward at a game's end is less the reference's return on that deal (the reward scheme's
 return: its win reward, margin or points). The reference does not see the learner's game, so the
-expected gradient is unchanged; the luck of the deal, which dominates a game's outcome, cancels
-from the returns the critic and the advantages see (:class:`ckc_env.envs.vector.CheckpointCharlieVectorEnv`).
+expected gradient is unchanged; the luck of the deal cancels from the returns as far as the two
+play alike (:class:`ckc_env.envs.vector.CheckpointCharlieVectorEnv`).
 The episode rewards SB3 logs are then the learner's edge over the reference; evaluations are not
 affected.
 """

@@ -21,9 +21,10 @@ each a switch of the config's ``finetune`` section:
     the discounted returns that followed (mean squared error, Adam at 3e-4, a tenth held out;
     ``critic_fit.json`` logs the explained variance of the held-out returns after every pass).
     A critic carried over from another reward or from a teacher's games predicts nothing of the
-    run's returns (on the win reward at 3-4 players the cloned one explains less than nothing,
-    where a regressed one explains a quarter), and 8-step bootstrapped updates fix it only slowly,
-    so that PPO's first advantages measure the critic's error.
+    run's returns (the one ``ppo_all_counts`` carries, fitted to the margin reward, explains -7.8
+    of the win reward's variance at 3-4 players; ten passes bring it to 0.53,
+    docs/results/attempts/critic_fit_34p_vs_bayes_v2_critic_fit.json), and 8-step bootstrapped
+    updates fix it only slowly, so that PPO's first advantages measure the critic's error.
 
 The first two act inside :class:`FineTunedPPO`, MaskablePPO with ``train()`` extended (the PPO
 update itself is sb3-contrib's, unchanged); the run's ``evaluations.json`` then compares every
