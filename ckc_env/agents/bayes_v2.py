@@ -20,6 +20,7 @@ values of the chips that player holds, which are hidden).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -114,78 +115,133 @@ class TableReader:
             self.log_factors = {s: [[] for _ in range(N_CLUES)] for s in range(n) if s != self.seat}
             self.windows_read = 0
             self.accusations_read = 0
-        drawn = len(view.card_order)
-        # A window's passes are known once it has closed (the next card was drawn, or the deck ran
-        # out and the forced accusations began); its accusations are known at once.
-        closed = drawn if view.phase >= FORCED else drawn - 1
-        while self.windows_read < closed:
-            self.windows_read += 1
-            self._read_passes(view, self.windows_read)
-        accusations = view.accusations
-        for position in range(self.accusations_read, len(accusations)):
-            self._read_accusation(view, position)
-        self.accusations_read = len(accusations)
-        likelihood = {}
-        for seat, factors in self.log_factors.items():
-            logs = np.array([math.fsum(f) for f in factors])
-            likelihood[seat] = np.exp(logs - logs.max())
-        self.likelihood = likelihood
-        return likelihood
+        decisions, self.windows_read, self.accusations_read = decisions_since(
+            view, self.windows_read, self.accusations_read
+        )
+        for decision in decisions:
+            if decision.seat != self.seat:
+                self._weigh(view, decision)
+        self.likelihood = likelihoods(self.log_factors)
+        return self.likelihood
 
-    def _read_passes(self, view: PlayerView, k: int) -> None:
-        """Every player asked in the window after card k who did not accuse in it passed."""
-        accused_at, accusations = view.accused_at, view.accusations
-        table = _table_after(view, k)
-        accused = [-1] * view.num_players
-        taken = in_window = 0
-        for seat, cat in accusations:
-            if accused_at[seat] < k:
-                accused[seat] = cat
-                taken |= 1 << cat
-            elif accused_at[seat] == k:
-                in_window |= 1 << cat
-        targets = table.row_cats & ~taken
-        if not targets & ~in_window:  # who was asked before the window's accusations is not on record
-            return
-        for seat in range(view.num_players):
-            if seat != self.seat and accused[seat] < 0 and accused_at[seat] != k:
-                self._weigh(view, seat, table, targets, accused, PASS, forced=False)
+    def _weigh(self, view: PlayerView, decision: Decision) -> None:
+        """Add the log-likelihood of the decision under each clue its maker may have held then."""
+        factors = self.log_factors[decision.seat]
+        for clue, log_p in judge(self.params, self.values, self.follow, view, decision, beliefs):
+            factors[clue].append(log_p)
 
-    def _read_accusation(self, view: PlayerView, position: int) -> None:
-        """An accusation, judged on the table as it lay when it was made."""
-        accusations = view.accusations
-        seat, cat = accusations[position]
-        if seat == self.seat:
-            return
-        k = view.accused_at[seat]
-        table = _table_after(view, k)
-        accused = [-1] * view.num_players
-        taken = 0
-        for s, c in accusations[:position]:
-            accused[s] = c
-            taken |= 1 << c
-        # On the last card an accusation may have been forced (the deck was empty): judged as forced.
-        forced = k == len(view.card_order) and view.deck_size == 0
-        self._weigh(view, seat, table, table.row_cats & ~taken, accused, ACCUSE + cat, forced)
 
-    def _weigh(self, view: PlayerView, seat: int, table: _Table, targets: int, accused, action, forced) -> None:
-        """Add the log-likelihood of ``action`` under each clue the seat may have held then."""
-        factors = self.log_factors[seat]
-        exposed = view.exposed_clues
-        known = {*exposed.values(), *table.public_clues}
-        free = ((1 << N_FEATURES) - 1) & ~sum(1 << (c >> 1) for c in known)
-        legal = (0 if forced else 1) + targets.bit_count()
-        follow = self.follow
-        for clue in _bits(candidate_clues(table.rows[seat], table.discards[seat], free)):
-            past = _PastView(
-                view.num_players, seat, clue, clue >> 1, dict(exposed), table.public_clues, table.rows,
-                table.discards, targets, accused, view.config, view.round_index,
-            )  # fmt: skip
-            try:
-                predicted = decide(self.params, past, beliefs(past), forced, self.values)
-            except ValueError:  # the seat could not have held this clue: its table would be inconsistent
-                predicted = -1
-            factors[clue].append(math.log(follow * (predicted == action) + (1 - follow) / legal))
+@dataclass
+class Decision:
+    """A decision on the round's public record: who took it, on what table (the targets left, who had
+    accused what), and when: ``window``, the card after which it was taken; ``position``, its place
+    among the round's accusations (None for a pass)."""
+
+    seat: int
+    table: _Table
+    targets: int
+    accused: list[int]
+    action: int
+    forced: bool
+    window: int
+    position: int | None
+
+    def saw(self, earlier: Decision) -> bool:
+        """Whether this decision's maker knew of ``earlier`` when it decided: a pass in the window
+        after card k knows the windows before and the accusations before card k; an accusation
+        those windows and the accusations before it."""
+        if earlier.position is None or self.position is None:
+            return earlier.window < self.window
+        return earlier.position < self.position
+
+
+def decisions_since(view: PlayerView, windows_read: int, accusations_read: int) -> tuple[list[Decision], int, int]:
+    """The decisions of every seat that the record shows after ``windows_read`` closed windows and
+    ``accusations_read`` accusations (the passes window by window, then the accusations), and the
+    new counts. A window's passes are known once it has closed (the next card was drawn, or the deck
+    ran out and the forced accusations began); its accusations are known at once."""
+    drawn = len(view.card_order)
+    closed = drawn if view.phase >= FORCED else drawn - 1
+    decisions: list[Decision] = []
+    for k in range(windows_read + 1, closed + 1):
+        decisions += window_passes(view, k)
+    for position in range(accusations_read, len(view.accusations)):
+        decisions.append(accusation_at(view, position))
+    return decisions, max(windows_read, closed), len(view.accusations)
+
+
+def window_passes(view: PlayerView, k: int) -> list[Decision]:
+    """Every player asked in the window after card k who did not accuse in it passed."""
+    accused_at, accusations = view.accused_at, view.accusations
+    table = _table_after(view, k)
+    accused = [-1] * view.num_players
+    taken = in_window = 0
+    for seat, cat in accusations:
+        if accused_at[seat] < k:
+            accused[seat] = cat
+            taken |= 1 << cat
+        elif accused_at[seat] == k:
+            in_window |= 1 << cat
+    targets = table.row_cats & ~taken
+    if not targets & ~in_window:  # who was asked before the window's accusations is not on record
+        return []
+    return [
+        Decision(seat, table, targets, accused, PASS, False, k, None)
+        for seat in range(view.num_players)
+        if accused[seat] < 0 and accused_at[seat] != k
+    ]
+
+
+def accusation_at(view: PlayerView, position: int) -> Decision:
+    """The round's accusation at ``position``, on the table as it lay when it was made."""
+    accusations = view.accusations
+    seat, cat = accusations[position]
+    k = view.accused_at[seat]
+    table = _table_after(view, k)
+    accused = [-1] * view.num_players
+    taken = 0
+    for s, c in accusations[:position]:
+        accused[s] = c
+        taken |= 1 << c
+    # On the last card an accusation may have been forced (the deck was empty): judged as forced.
+    forced = k == len(view.card_order) and view.deck_size == 0
+    return Decision(seat, table, table.row_cats & ~taken, accused, ACCUSE + cat, forced, k, position)
+
+
+def judge(
+    params: BayesParams, values: tuple[float, float, float], follow: float, view: PlayerView, decision: Decision,
+    posterior: Callable[[_PastView], object],
+) -> list[tuple[int, float]]:  # fmt: skip
+    """``(clue, log P(action | clue))`` for each clue the decision's maker may have held then, the
+    maker modelled as following bayes_v1's rule on ``posterior`` of its information set with that
+    clue with probability ``follow``, else taking a uniformly random legal action."""
+    table, seat = decision.table, decision.seat
+    exposed = view.exposed_clues
+    known = {*exposed.values(), *table.public_clues}
+    free = ((1 << N_FEATURES) - 1) & ~sum(1 << (c >> 1) for c in known)
+    legal = (0 if decision.forced else 1) + decision.targets.bit_count()
+    out = []
+    for clue in _bits(candidate_clues(table.rows[seat], table.discards[seat], free)):
+        past = _PastView(
+            view.num_players, seat, clue, clue >> 1, dict(exposed), table.public_clues, table.rows,
+            table.discards, decision.targets, decision.accused, view.config, view.round_index,
+        )  # fmt: skip
+        try:
+            predicted = decide(params, past, posterior(past), decision.forced, values)
+        except ValueError:  # the seat could not have held this clue: its table would be inconsistent
+            predicted = -1
+        out.append((clue, math.log(follow * (predicted == decision.action) + (1 - follow) / legal)))
+    return out
+
+
+def likelihoods(log_factors: dict[int, list[list[float]]]) -> dict[int, np.ndarray]:
+    """Per seat, the clues' likelihoods from their log-factors: an exactly rounded sum (its result
+    does not depend on the factors' order), scaled so the largest is 1."""
+    out = {}
+    for seat, factors in log_factors.items():
+        logs = np.array([math.fsum(f) for f in factors])
+        out[seat] = np.exp(logs - logs.max())
+    return out
 
 
 @dataclass

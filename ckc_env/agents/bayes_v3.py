@@ -19,18 +19,14 @@ parameters, ``follow``) is bayes_v2's.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..beliefs import beliefs, candidate_clues, weighted_beliefs
-from ..engine.actions import ACCUSE, PASS
-from ..engine.cards import N_CLUES, N_FEATURES
-from ..engine.state import FORCED
+from ..beliefs import beliefs, weighted_beliefs
+from ..engine.cards import N_CLUES
 from ..engine.view import PlayerView
-from .bayes import decide
-from .bayes_v2 import BayesV2Agent, BayesV2Params, _bits, _PastView, _Table, _table_after
+from .bayes_v2 import BayesV2Agent, BayesV2Params, Decision, decisions_since, judge, likelihoods
 
 
 @dataclass(frozen=True)
@@ -52,32 +48,11 @@ class BayesV3Agent(BayesV2Agent):
         self.reader = SecondOrderReader(seat, self.params)
 
 
-@dataclass
-class _Decision:
-    """A decision on the round's record: who took it, on what table, and which earlier decisions its
-    maker had seen (``window``: the card after which it was taken; ``position``: its place among the
-    round's accusations, None for a pass)."""
-
-    seat: int
-    table: _Table
-    targets: int
-    accused: list[int]
-    action: int
-    forced: bool
-    window: int
-    position: int | None
-
-    def saw(self, earlier: _Decision) -> bool:
-        """Whether this decision's maker knew of ``earlier`` when it decided."""
-        if earlier.position is None or self.position is None:
-            return earlier.window < self.window
-        return earlier.position < self.position
-
-
 class SecondOrderReader:
     """What the other players' decisions this round reveal of their clues, seen from one seat, when
     each of them is modelled as bayes_v2: a likelihood per other seat and clue. Same interface and
-    same reading of the record as :class:`~ckc_env.agents.bayes_v2.TableReader`."""
+    the same reading of the record (:func:`~ckc_env.agents.bayes_v2.decisions_since`) as
+    :class:`~ckc_env.agents.bayes_v2.TableReader`."""
 
     def __init__(self, seat: int, params: BayesV3Params) -> None:
         self.seat = seat
@@ -86,106 +61,33 @@ class SecondOrderReader:
 
     def update(self, view: PlayerView, values: tuple[float, float, float]) -> dict[int, np.ndarray]:
         self.values = values
-        n = view.num_players
         if view.round_index != self.round:
             self.round = view.round_index
-            self.first: list[tuple[_Decision, np.ndarray]] = []  # every seat's decisions, read as bayes_v1's
-            self.log_factors = {s: [[] for _ in range(N_CLUES)] for s in range(n) if s != self.seat}
+            self.first: list[tuple[Decision, np.ndarray]] = []  # every seat's decisions, read as bayes_v1's
+            self.log_factors = {s: [[] for _ in range(N_CLUES)] for s in range(view.num_players) if s != self.seat}
             self.windows_read = 0
             self.accusations_read = 0
-        new: list[_Decision] = []
-        drawn = len(view.card_order)
-        closed = drawn if view.phase >= FORCED else drawn - 1
-        while self.windows_read < closed:
-            self.windows_read += 1
-            new += self._passes(view, self.windows_read)
-        for position in range(self.accusations_read, len(view.accusations)):
-            new.append(self._accusation(view, position))
-        self.accusations_read = len(view.accusations)
+        new, self.windows_read, self.accusations_read = decisions_since(view, self.windows_read, self.accusations_read)
         for decision in new:
-            self.first.append((decision, self._first_order(view, decision)))
+            logs = np.zeros(N_CLUES)  # 0 for the clues its maker cannot hold
+            for clue, log_p in judge(self.params, values, self.params.inner_follow, view, decision, beliefs):
+                logs[clue] = log_p
+            self.first.append((decision, logs))
         for decision in new:
             if decision.seat != self.seat:
                 self._weigh(view, decision)
-        likelihood = {}
-        for seat, factors in self.log_factors.items():
-            logs = np.array([math.fsum(f) for f in factors])
-            likelihood[seat] = np.exp(logs - logs.max())
-        return likelihood
+        return likelihoods(self.log_factors)
 
-    def _passes(self, view: PlayerView, k: int) -> list[_Decision]:
-        """Every player asked in the window after card k who did not accuse in it passed."""
-        accused_at, accusations = view.accused_at, view.accusations
-        table = _table_after(view, k)
-        accused = [-1] * view.num_players
-        taken = in_window = 0
-        for seat, cat in accusations:
-            if accused_at[seat] < k:
-                accused[seat] = cat
-                taken |= 1 << cat
-            elif accused_at[seat] == k:
-                in_window |= 1 << cat
-        targets = table.row_cats & ~taken
-        if not targets & ~in_window:
-            return []
-        return [
-            _Decision(seat, table, targets, accused, PASS, False, k, None)
-            for seat in range(view.num_players)
-            if accused[seat] < 0 and accused_at[seat] != k
-        ]
-
-    def _accusation(self, view: PlayerView, position: int) -> _Decision:
-        accusations = view.accusations
-        seat, cat = accusations[position]
-        k = view.accused_at[seat]
-        table = _table_after(view, k)
-        accused = [-1] * view.num_players
-        taken = 0
-        for s, c in accusations[:position]:
-            accused[s] = c
-            taken |= 1 << c
-        forced = k == len(view.card_order) and view.deck_size == 0
-        return _Decision(seat, table, table.row_cats & ~taken, accused, ACCUSE + cat, forced, k, position)
-
-    def _past(self, view: PlayerView, d: _Decision, clue: int) -> _PastView:
-        return _PastView(
-            view.num_players, d.seat, clue, clue >> 1, dict(view.exposed_clues), d.table.public_clues,
-            d.table.rows, d.table.discards, d.targets, d.accused, view.config, view.round_index,
-        )  # fmt: skip
-
-    def _candidates(self, view: PlayerView, d: _Decision) -> list[int]:
-        known = {*view.exposed_clues.values(), *d.table.public_clues}
-        free = ((1 << N_FEATURES) - 1) & ~sum(1 << (c >> 1) for c in known)
-        return _bits(candidate_clues(d.table.rows[d.seat], d.table.discards[d.seat], free))
-
-    def _first_order(self, view: PlayerView, d: _Decision) -> np.ndarray:
-        """log P(decision | clue) for each clue, its maker read as bayes_v1 (0 for clues it cannot hold)."""
-        out = np.zeros(N_CLUES)
-        legal = (0 if d.forced else 1) + d.targets.bit_count()
-        follow = self.params.inner_follow
-        for clue in self._candidates(view, d):
-            past = self._past(view, d, clue)
-            try:
-                predicted = decide(self.params, past, beliefs(past), d.forced, self.values)
-            except ValueError:
-                predicted = -1
-            out[clue] = math.log(follow * (predicted == d.action) + (1 - follow) / legal)
-        return out
-
-    def _weigh(self, view: PlayerView, d: _Decision) -> None:
-        """Add log P(decision | clue) for each clue its maker may have held, its maker read as bayes_v2."""
+    def _weigh(self, view: PlayerView, decision: Decision) -> None:
+        """Add log P(decision | clue) for each clue its maker may have held, its maker read as bayes_v2:
+        on its posterior given the first-order readings of the decisions it had seen."""
         seen: dict[int, np.ndarray] = {}
         for earlier, logs in self.first:
-            if earlier.seat != d.seat and d.saw(earlier):
+            if earlier.seat != decision.seat and decision.saw(earlier):
                 seen[earlier.seat] = seen.get(earlier.seat, 0.0) + logs
         weights = {s: np.exp(logs - logs.max()) for s, logs in seen.items()}
-        legal = (0 if d.forced else 1) + d.targets.bit_count()
-        follow = self.params.follow
-        factors = self.log_factors[d.seat]
-        for clue in self._candidates(view, d):
-            past = self._past(view, d, clue)
-            try:
-                predicted = decide(self.params, past, weighted_beliefs(past, weights), d.forced, self.values)
-            except ValueError:
-                predicted = -1
-            factors[clue].append(math.log(follow * (predicted == d.action) + (1 - follow) / legal))
+        factors = self.log_factors[decision.seat]
+        for clue, log_p in judge(
+            self.params, self.values, self.params.follow, view, decision, lambda past: weighted_beliefs(past, weights)
+        ):
+            factors[clue].append(log_p)

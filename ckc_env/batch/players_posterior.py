@@ -249,8 +249,8 @@ def _read(
     sums: np.ndarray,
 ) -> np.ndarray:
     """Add to ``sums`` (k, 5, 10, K) the factors of every window closed after ``windows`` and every
-    accusation after ``accusations`` of each pair (``TableReader._read_passes`` and
-    ``_read_accusation``); returns the flat (pair, seat, clue) entries added to."""
+    accusation after ``accusations`` of each pair (``bayes_v2.window_passes`` and
+    ``accusation_at``); returns the flat (pair, seat, clue) entries added to."""
     k = len(games)
     closed = state.deck_pos[games].astype(np.int64) - (state.phase[games] < FORCED)
     made = state.accusation_count[games].astype(np.int64)
@@ -331,7 +331,7 @@ def _weigh(
     sums: np.ndarray,
 ) -> np.ndarray:
     """Add the factor of each item's action under each clue its decider may have held then
-    (``TableReader._weigh``); returns the flat (pair, seat, clue) entries added to."""
+    (``bayes_v2.judge``); returns the flat (pair, seat, clue) entries added to."""
     pair, card, seat = items["pair"], items["card"], items["seat"]
     game = games[pair]
     m = len(pair)
