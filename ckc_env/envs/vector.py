@@ -513,8 +513,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         winners = state.winners
         won = winners[slots, self.seat] & ~illegal & terminated
         share = np.where(won, 1.0 / np.maximum(1, winners.sum(1)), 0.0)
-        points = state.points[slots, self.seat].astype(np.float64)
-        margin = points - (state.points.sum(1) - points) / (state.n - 1)
+        margin = game_returns(state, self.seat, "margin")
         return {
             "points": np.where(terminated, state.points[slots, self.seat], 0).astype(np.int64),
             "_points": terminated.copy(),
