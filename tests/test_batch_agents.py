@@ -189,10 +189,9 @@ def test_decide_asks_each_seat_its_own_agent():
 def test_agents_are_registered_under_the_scalar_names():
     from ckc_env.agents import REGISTRY
 
-    # bayes_v2's batched form is proved in test_batch_players_posterior.py; rollout searches worlds
-    # of the scalar engine and bayes_v3's second-order reading is scalar only, so tables with them
-    # play there
-    assert set(BATCH_REGISTRY) == set(REGISTRY) - {"rollout", "bayes_v3"}
+    # bayes_v2's and bayes_v3's batched forms are proved in test_batch_players_posterior.py and
+    # test_batch_second_order.py; rollout searches worlds of the scalar engine, so tables with it play there
+    assert set(BATCH_REGISTRY) == set(REGISTRY) - {"rollout"}
     with pytest.raises(ValueError, match="no batched agent 'genius'"):
         make_batch_agent("genius")
     with pytest.raises(ValueError, match=r"unknown bayes_v1 parameter\(s\) \['boldness'\]"):

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..agents.bayes import BayesParams
 from ..agents.bayes_v2 import BayesV2Params
+from ..agents.bayes_v3 import BayesV3Params
 from ..engine.actions import (
     ACCUSE,
     CAFE_ADLER,
@@ -49,6 +50,7 @@ from .chip_values import expected_chip_values
 from .game import legal_action_mask
 from .players_posterior import PlayersReader
 from .scoring import chief_of, matches
+from .second_order import SecondOrderReader
 from .state import SEAT_RANGE, SEATS, BatchState
 from .suspicion import targets
 
@@ -301,6 +303,18 @@ class BatchBayesV2Agent(BatchBayesAgent):
         return self.apply_rule(state, games, seats, b.chief, b.assistant, values, forced)
 
 
+class BatchBayesV3Agent(BatchBayesV2Agent):
+    """``bayes_v3`` (see ``agents.bayes_v3``): bayes_v2 whose model of the other players is bayes_v2
+    itself, read per game and seat by a :class:`~ckc_env.batch.second_order.SecondOrderReader`."""
+
+    name = "bayes_v3"
+    params_type = BayesV3Params
+
+    def __init__(self, seed: int | None = None, **params: float) -> None:
+        super().__init__(seed, **params)
+        self.reader = SecondOrderReader(self.params, self.params.follow, self.params.inner_follow)
+
+
 class BatchCheaterAgent(BatchAccuser):
     """Knows every clue: takes the chief once he is in a row, waits while he is in the deck, then
     takes the best cat left (``agents.cheater``)."""
@@ -325,6 +339,7 @@ BATCH_REGISTRY: dict[str, Callable[..., BatchAgent]] = {
     "eager": BatchEagerAgent,
     "bayes_v1": BatchBayesAgent,
     "bayes_v2": BatchBayesV2Agent,
+    "bayes_v3": BatchBayesV3Agent,
     "cheater": BatchCheaterAgent,
 }
 
@@ -354,6 +369,7 @@ __all__ = [
     "BatchAgent",
     "BatchBayesAgent",
     "BatchBayesV2Agent",
+    "BatchBayesV3Agent",
     "BatchCheaterAgent",
     "BatchEagerAgent",
     "BatchPassiveAgent",

@@ -35,6 +35,8 @@ players' own, for ``bayes_v2`` and a policy). :func:`players_beliefs` reads each
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
@@ -126,7 +128,7 @@ def round_sums(limbs: np.ndarray, scale: int) -> np.ndarray:
     return np.where(negative, -out, out).reshape(shape)
 
 
-class _Tables:
+class Tables:
     """Rows, discard piles and revealed public clues of some games after each of their first k cards."""
 
     def __init__(self, state: BatchState, games: np.ndarray) -> None:
@@ -223,6 +225,22 @@ class PlayersReader:
         self.read[games, seats] = read
         return np.exp(logs - logs.max(2, keepdims=True))
 
+    def _weigh(
+        self,
+        state: BatchState,
+        games: np.ndarray,
+        seats: np.ndarray,
+        tables: Tables,
+        items: dict[str, np.ndarray],
+        values: np.ndarray,
+        sums: np.ndarray,
+    ) -> np.ndarray:
+        """Add the factor of each item's action under each clue its decider may have held then
+        (``bayes_v2.judge``); returns the flat (pair, seat, clue) entries added to."""
+        found = hypotheses(state, games, tables, items)
+        kinds = factor_kinds(items, found, predictions(state, games, items, found, values, self.params))
+        return add_factors(items, found, kinds, self.limbs, sums)
+
     def beliefs(
         self,
         state: BatchState,
@@ -251,14 +269,35 @@ def _read(
     """Add to ``sums`` (k, 5, 10, K) the factors of every window closed after ``windows`` and every
     accusation after ``accusations`` of each pair (``bayes_v2.window_passes`` and
     ``accusation_at``); returns the flat (pair, seat, clue) entries added to."""
+    found = decisions(state, games, seats, windows, accusations)
+    if found is None:
+        return np.zeros(0, dtype=np.int64)
+    tables, items = found
+    return reader._weigh(state, games, seats, tables, items, values, sums)
+
+
+def decisions(
+    state: BatchState,
+    games: np.ndarray,
+    seats: np.ndarray,
+    windows: np.ndarray,
+    accusations: np.ndarray,
+    last_window: np.ndarray | None = None,
+) -> tuple[Tables, dict[str, np.ndarray]] | None:
+    """The decisions on record after ``windows`` closed windows and ``accusations`` accusations of
+    each pair, other than the pair's seat's own (``seats[i] = -1``: every seat's), as items: the
+    passes of each window closed (up to ``last_window`` if given), then the accusations, each on the
+    table as it lay then (``bayes_v2.decisions_since``). None when there are none."""
     k = len(games)
     closed = state.deck_pos[games].astype(np.int64) - (state.phase[games] < FORCED)
+    if last_window is not None:
+        closed = np.minimum(closed, last_window)
     made = state.accusation_count[games].astype(np.int64)
     new_windows = np.maximum(closed - windows, 0)
     new_accusations = made - accusations
     if not (new_windows.sum() + new_accusations.sum()):
-        return np.zeros(0, dtype=np.int64)
-    tables = _Tables(state, games)
+        return None
+    tables = Tables(state, games)
     n = state.n[games].astype(np.int64)
     acc_seat = state.accusation_seat[games].astype(np.int64)  # (k, 4)
     acc_cat = state.accusation_cat[games].astype(np.int64)
@@ -315,23 +354,34 @@ def _read(
         "forced": np.concatenate([np.zeros(len(w_pair), dtype=bool), a_forced]),
         "targets": np.concatenate([w_targets, a_targets]).astype(np.uint32),
         "others": np.concatenate([w_others, n[pair] - position - 1]),
+        "position": np.concatenate([np.full(len(w_pair), -1), position]),  # -1: a pass
     }
     if not len(items["pair"]):
-        return np.zeros(0, dtype=np.int64)
-    return _weigh(state, games, tables, items, values, reader, sums)
+        return None
+    return tables, items
 
 
-def _weigh(
-    state: BatchState,
-    games: np.ndarray,
-    tables: _Tables,
-    items: dict[str, np.ndarray],
-    values: np.ndarray,
-    reader: PlayersReader,
-    sums: np.ndarray,
-) -> np.ndarray:
-    """Add the factor of each item's action under each clue its decider may have held then
-    (``bayes_v2.judge``); returns the flat (pair, seat, clue) entries added to."""
+@dataclass
+class Hypotheses:
+    """Each item's decider under each clue it may have held then (``bayes_v2.judge``'s loop): the
+    item and clue of each hypothesis, and the items' tables as the decider saw them."""
+
+    item: np.ndarray  # (h,) the item of each hypothesis
+    clue: np.ndarray  # (h,) its supposed clue of the decider
+    slots: np.ndarray  # (h, 5) the candidate clues of each slot (seats, then bag tiles): ``count_worlds``' input
+    seen: np.ndarray  # (m, 5) per item, the clues each seat's row and discard pile allow
+    holder: np.ndarray  # (m,) the seat whose clue the Stasi card exposed (-1: none)
+    exposed: np.ndarray  # (m,) its clue (-1: none)
+    public: np.ndarray  # (m,) the feature bits of the public clues revealed by the item's card
+    public_a: np.ndarray  # (m,) those showing value A
+    n: np.ndarray  # (m,) player counts
+    cats: np.ndarray  # (m, w) the target cats (``_target_columns``)
+    valid: np.ndarray  # (m, w) which are real
+    drawn: np.ndarray  # (m,) the cats drawn by the item's card (uint32 bits)
+
+
+def hypotheses(state: BatchState, games: np.ndarray, tables: Tables, items: dict[str, np.ndarray]) -> Hypotheses:
+    """The hypotheses of the items (see :class:`Hypotheses`)."""
     pair, card, seat = items["pair"], items["card"], items["seat"]
     game = games[pair]
     m = len(pair)
@@ -346,7 +396,9 @@ def _weigh(
     revealed = tables.revealed[pair, card]
     bag = state.bag[game].astype(np.int64)
     public = np.arange(bag.shape[1]) < revealed[:, None]
-    known = _CLUE_FEATURE_BIT[exposed] | np.bitwise_or.reduce(np.where(public, _CLUE_FEATURE_BIT[bag], 0), axis=1)
+    public_bits = np.bitwise_or.reduce(np.where(public, _CLUE_FEATURE_BIT[bag], 0), axis=1)
+    public_a = np.bitwise_or.reduce(np.where(public & (bag & 1 == 0), _CLUE_FEATURE_BIT[bag], 0), axis=1)
+    known = _CLUE_FEATURE_BIT[exposed] | public_bits
     free_clues = _FREE_CLUES[((1 << N_FEATURES) - 1) & ~known]
     table_rows = tables.rows[pair, card]  # (m, 5)
     table_discards = tables.discards[pair, card]
@@ -361,28 +413,54 @@ def _weigh(
         in_bag = slot < SEATS
         slots[rows[in_bag], slot[in_bag]] = np.where(public[in_bag, j], _CLUE_BIT[bag[in_bag, j]], ALL_CLUES)
     item, clue = np.nonzero((candidates[:, None] >> _CLUE_RANGE) & 1)
-    hypotheses = slots[item]
-    hypotheses[np.arange(len(item)), seat[item]] = _CLUE_BIT[clue]
-
-    # what the model predicts under each clue (bayes_v1 on the posterior of that information set)
+    hypothesis_slots = slots[item]
+    hypothesis_slots[np.arange(len(item)), seat[item]] = _CLUE_BIT[clue]
+    cats, valid = _target_columns(items["targets"])
     drawn = np.bitwise_or.reduce(table_rows | table_discards, axis=1)
-    targets, forced = items["targets"], items["forced"]
+    return Hypotheses(item, clue, hypothesis_slots, seen, holder, exposed, public_bits, public_a, n, cats, valid, drawn)
+
+
+def predictions(
+    state: BatchState,
+    games: np.ndarray,
+    items: dict[str, np.ndarray],
+    found: Hypotheses,
+    values: np.ndarray,
+    params: BayesParams,
+) -> np.ndarray:
+    """(h,) what bayes_v1 with ``params`` does in each hypothesis, on the exact posterior of its
+    information set (-1 where it has no world: the decider could not have held that clue)."""
+    item, pair = found.item, items["pair"]
     predicted = np.empty(len(item), dtype=np.int64)
     non_accuser_white = state.rules.config.non_accuser_white
-    cats, valid = _target_columns(targets)
     for start in range(0, len(item), HYPOTHESES_PER_CHUNK):
         part = slice(start, start + HYPOTHESES_PER_CHUNK)
         i = item[part]
-        counts, _ = count_worlds(hypotheses[part], clues=False)
+        counts, _ = count_worlds(found.slots[part], clues=False)
         predicted[part] = _predict(
-            reader.params, counts, cats[i], valid[i], values[pair[i]], items["others"][i], n[i], drawn[i],
-            forced[i], non_accuser_white,
+            params, counts, found.cats[i], found.valid[i], values[pair[i]], items["others"][i], found.n[i],
+            found.drawn[i], items["forced"][i], non_accuser_white,
         )  # fmt: skip
+    return predicted
+
+
+def factor_kinds(items: dict[str, np.ndarray], found: Hypotheses, predicted: np.ndarray) -> np.ndarray:
+    """(h,) the index of each hypothesis's factor (``factor_limbs``): whether the prediction is the
+    action taken, and how many actions were legal."""
+    item = found.item
     hit = predicted == items["action"][item]
-    legal = (~forced[item]).astype(np.int64) + np.bitwise_count(targets[item]).astype(np.int64)
-    kind = legal + (MAX_LEGAL + 1) * hit
-    entries = (pair[item] * SEATS + seat[item]) * N_CLUES + clue
-    np.add.at(sums.reshape(-1, sums.shape[-1]), entries, reader.limbs[kind])
+    legal = (~items["forced"][item]).astype(np.int64) + np.bitwise_count(items["targets"][item]).astype(np.int64)
+    return legal + (MAX_LEGAL + 1) * hit
+
+
+def add_factors(
+    items: dict[str, np.ndarray], found: Hypotheses, kinds: np.ndarray, limbs: np.ndarray, sums: np.ndarray
+) -> np.ndarray:
+    """Add each hypothesis's factor to its pair's sum for the decider and clue; returns the flat
+    (pair, seat, clue) entries added to."""
+    item = found.item
+    entries = (items["pair"][item] * SEATS + items["seat"][item]) * N_CLUES + found.clue
+    np.add.at(sums.reshape(-1, sums.shape[-1]), entries, limbs[kinds])
     return entries
 
 
@@ -424,11 +502,34 @@ def _predict(
     for f in range(1, N_FEATURES):
         neighbours += flat[base + (cats ^ (1 << f))]  # integer sums: exact in any order
     assistant = neighbours / total
+    return choose(
+        p, chief, assistant, lambda last: counts[last] / total[last], cats, valid, values, others_left, n, drawn,
+        forced, non_accuser_white, possible,
+    )  # fmt: skip
+
+
+def choose(
+    p: BayesParams,
+    chief: np.ndarray,
+    assistant: np.ndarray,
+    chief_of: Callable[[np.ndarray], np.ndarray],
+    cats: np.ndarray,
+    valid: np.ndarray,
+    values: np.ndarray,
+    others_left: np.ndarray,
+    n: np.ndarray,
+    drawn: np.ndarray,
+    forced: np.ndarray,
+    non_accuser_white: str,
+    possible: np.ndarray,
+) -> np.ndarray:
+    """bayes_v1's action for posteriors given at the target cats (``chief``, ``assistant``: (k, w));
+    ``chief_of(rows)`` gives the posterior over all 32 cats of the rows (a boolean mask) where the
+    last one to decide compares with never accusing. -1 where not ``possible``."""
     last = others_left <= 1  # only the last one to decide compares with never accusing
     non_accuser = values[:, WHITE].copy()  # "chief_uncaught": white unless the chief is caught
     if non_accuser_white != "chief_uncaught" and last.any():
-        chief_all = counts[last] / total[last]
-        non_accuser[last] = non_accuser_value(values[last], chief_all, drawn[last], non_accuser_white)
+        non_accuser[last] = non_accuser_value(values[last], chief_of(last), drawn[last], non_accuser_white)
     take, column = accuse_or_pass(p, chief, assistant, valid, values, others_left, n, non_accuser, forced)
     best = cats[np.arange(len(cats)), column]
     return np.where(possible, np.where(take, ACCUSE + best, PASS), -1)
@@ -473,11 +574,33 @@ def weighted_seat_beliefs(
     # an assignment giving a seat a clue it cannot hold weighs 0, as the scalar mask makes it (the
     # weights are finite and non-negative: a product with a 0 is +0 whichever factor it is)
     weights_of = np.where((have_all[:, :, None] >> _CLUE_RANGE) & 1 == 1, weights_of, 0.0)
-    chief = np.zeros((k, N_CATS))
-    assistant = np.zeros((k, N_CATS))
     clue = None
     if clues:
         clue = np.where((known & present)[:, :, None], (shown[:, :SEATS, None] == _CLUE_RANGE).astype(np.float64), 0.0)
+    chief, assistant, mass = weighted_posterior(unknown, free_mask, value_a, weights_of, clue)
+    if not (mass > 0).all():
+        bad = games[~(mass > 0)][:5]
+        raise ValueError(
+            f"information sets with no weight left in games {bad.tolist()}: the evidence rules out every deal"
+        )
+    return BatchBeliefs(chief, assistant, clue, mass)
+
+
+def weighted_posterior(
+    unknown: np.ndarray,
+    free_mask: np.ndarray,
+    value_a: np.ndarray,
+    weights_of: np.ndarray,
+    clue: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``beliefs.weighted_beliefs`` of k information sets given as the seats whose clue is unknown
+    (k, 5), the features whose value is unknown (bits), the known features showing value A (bits)
+    and each unknown seat's clue weights (k, 5, 10), 0 for the clues it cannot hold: (chief,
+    assistant, mass), and the unknown seats' clue distributions written into ``clue`` if given.
+    Where no weight is left (``mass`` 0) chief and assistant are 0."""
+    k = len(unknown)
+    chief = np.zeros((k, N_CATS))
+    assistant = np.zeros((k, N_CATS))
     mass = np.zeros(k)
     count = unknown.sum(1)
     ordered = _UNKNOWN_ORDER[(unknown * _SEAT_BITS).sum(1)]  # the unknown seats, ascending
@@ -495,11 +618,9 @@ def weighted_seat_beliefs(
                 factor *= weights_of[r, order[:, i]][:, clue_of[:, i]]
             totals = np.matmul(factor[:, None, :], weights)[:, 0]  # one gemv per pair, as the scalar product
             total = totals[:, :N_CATS].sum(1)
-            if not (total > 0).all():
-                bad = games[r[~(total > 0)]][:5]
-                raise ValueError(
-                    f"information sets with no weight left in games {bad.tolist()}: the evidence rules out every deal"
-                )
+            mass[r] = total
+            some = total > 0
+            r, order, totals, total = r[some], order[some], totals[some], total[some]
             posterior = totals / total[:, None]
             perm = _XOR[value_a[r]]
             chief[r] = np.take_along_axis(posterior[:, :N_CATS], perm, 1)
@@ -507,8 +628,7 @@ def weighted_seat_beliefs(
             if clue is not None:
                 for i in range(u):
                     clue[r, order[:, i]] = posterior[:, 2 * N_CATS + N_CLUES * i : 2 * N_CATS + N_CLUES * (i + 1)]
-            mass[r] = total
-    return BatchBeliefs(chief, assistant, clue, mass)
+    return chief, assistant, mass
 
 
 _SEAT_BITS = 1 << SEAT_RANGE

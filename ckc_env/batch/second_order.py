@@ -1,0 +1,217 @@
+"""bayes_v3's second-order reading for a batch: what ``agents.bayes_v3.SecondOrderReader`` reads of
+the other players' decisions, for many (game, seat) pairs at once, with the scalar reader's numbers
+bit for bit.
+
+The scalar reader judges each decision of seat j under each clue j may have held by what bayes_v2
+would have done there: bayes_v1's rule on j's posterior given that clue and the cards, each hidden
+assignment weighted by the first-order readings (bayes_v1 as the model, ``inner_follow``) of the
+decisions j had seen, the other seats' only. Here, as in ``batch.players_posterior`` (whose items,
+hypotheses, exact sums and weighted posterior it reuses):
+
+- **First-order readings, kept.** Each pair keeps, per seat, the first-order log-likelihoods of the
+  seat's passes summed window by window (``prefix[w]``: windows 1 to w) and of its accusation. A
+  seat's passes all come before its accusation, and the scalar reader adds a seat's readings in the
+  order it read them, window by window and then the accusation, so ``prefix[k - 1]`` plus the
+  accusation when it was seen is the scalar sum, rounded alike. Only windows before the last card
+  drawn are kept: their passes no longer change (a decision sees the windows before its own).
+- **What a decision saw.** A pass in the window after card k sees the windows before k and the
+  accusations made before card k; an accusation, those windows and the accusations before it.
+- **The weighted posterior of each hypothesis** (decider, table then, supposed clue) is
+  ``players_posterior.weighted_posterior`` of that information set: the same products in the same
+  order and the same BLAS call per hypothesis as ``beliefs.weighted_beliefs``. bayes_v1's rule
+  decides on it, and the factor ``log(follow * hit + (1 - follow) / legal)`` is summed exactly.
+
+The first-order readings use the reading seat's chip values, as the scalar reader's do; so they are
+kept per pair, not per game.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+
+from ..agents.bayes import BayesParams
+from ..engine.cards import N_CLUES, N_FEATURES
+from ..observation import PLAYERS_FOLLOW
+from .beliefs import ALL_CLUES
+from .chip_values import expected_chip_values
+from .players_posterior import (
+    _CLUE_FEATURE_BIT,
+    _FREE_CLUES,
+    MAX_LEGAL,
+    PlayersReader,
+    Tables,
+    add_factors,
+    choose,
+    decisions,
+    factor_kinds,
+    hypotheses,
+    predictions,
+    weighted_posterior,
+)
+from .state import MAX_ACCUSATIONS, MAX_DECK, SEAT_RANGE, SEATS, BatchState
+
+_KEY, _ROUND, _WINDOWS, _ACCUSATIONS = range(4)
+_CLUE_RANGE = np.arange(N_CLUES)
+
+
+@cache
+def factor_logs(follow: float) -> np.ndarray:
+    """(68,) ``log(follow * hit + (1 - follow) / legal)`` at ``legal + (MAX_LEGAL + 1) * hit``: the
+    scalar reader's ``math.log`` of the same expression."""
+    logs = np.zeros(2 * (MAX_LEGAL + 1))
+    for hit in (False, True):
+        for legal in range(1, MAX_LEGAL + 1):
+            logs[legal + (MAX_LEGAL + 1) * hit] = math.log(follow * hit + (1 - follow) / legal)
+    return logs
+
+
+class SecondOrderReader(PlayersReader):
+    """``agents.bayes_v3.SecondOrderReader`` for every (game, seat) of a batch: the other players'
+    decisions of the round read as bayes_v2's, each of them modelled as bayes_v1 with ``params`` on
+    a posterior that reads the decisions it had seen as bayes_v1's (following its rule with
+    probability ``inner_follow``), following that rule with probability ``follow``. Kept per pair
+    as :class:`~ckc_env.batch.players_posterior.PlayersReader` keeps its reading."""
+
+    def __init__(
+        self, params: BayesParams | None = None, follow: float = PLAYERS_FOLLOW, inner_follow: float = PLAYERS_FOLLOW
+    ) -> None:
+        super().__init__(params, follow)
+        self.inner_follow = float(inner_follow)
+        self.inner_logs = factor_logs(self.inner_follow)
+        # per game and seat: the game's key, the round, windows and accusations read at the first order
+        self.first = np.zeros((0, SEATS, 4), dtype=np.int64)
+        self.prefix = np.zeros((0, SEATS, MAX_DECK + 1, SEATS, N_CLUES))  # passes, windows 1..w, per seat
+        self.accused = np.zeros((0, SEATS, MAX_ACCUSATIONS, N_CLUES))  # the round's accusations in order
+
+    def start(self, games: np.ndarray) -> None:
+        super().start(games)
+        games = np.asarray(games, dtype=np.int64)
+        if len(games):
+            self.first[games, :, _ROUND] = -1
+
+    def _grow(self, size: int) -> None:
+        have = len(self.first)
+        super()._grow(size)
+        if size > have:
+            fresh = np.zeros((size - have, SEATS, 4), dtype=np.int64)
+            fresh[:, :, _ROUND] = -1
+            self.first = np.concatenate([self.first, fresh])
+            self.prefix = np.concatenate([self.prefix, np.zeros((size - have, *self.prefix.shape[1:]))])
+            self.accused = np.concatenate([self.accused, np.zeros((size - have, *self.accused.shape[1:]))])
+
+    def _read_first(self, state: BatchState, games: np.ndarray, seats: np.ndarray, values: np.ndarray) -> None:
+        """Bring the first-order readings of the pairs up to date: every seat's passes in the windows
+        before the last card drawn, and every accusation."""
+        read = self.first[games, seats]
+        key = state.key[games].view(np.int64)
+        stale = (
+            (read[:, _ROUND] != state.round_index[games])
+            | (read[:, _KEY] != key)
+            | (read[:, _ACCUSATIONS] > state.accusation_count[games])
+        )
+        if stale.any():
+            read[stale] = np.stack([key[stale], state.round_index[games[stale]], 0 * key[stale], 0 * key[stale]], 1)
+            self.prefix[games[stale], seats[stale], 0] = 0.0
+        last_window = state.deck_pos[games].astype(np.int64) - 1
+        found = decisions(state, games, np.full(len(games), -1), read[:, _WINDOWS], read[:, _ACCUSATIONS], last_window)
+        if found is not None:
+            tables, items = found
+            hyp = hypotheses(state, games, tables, items)
+            kinds = factor_kinds(items, hyp, predictions(state, games, items, hyp, values, self.params))
+            logs = np.zeros((len(items["pair"]), N_CLUES))  # 0 for the clues its maker cannot hold
+            logs[hyp.item, hyp.clue] = self.inner_logs[kinds]
+            pair, card, seat, position = items["pair"], items["card"], items["seat"], items["position"]
+            accusation = position >= 0
+            p = pair[accusation]
+            self.accused[games[p], seats[p], position[accusation]] = logs[accusation]
+            # passes: add window by window, as the scalar reader adds them (each seat at most once a window)
+            passes = np.zeros((len(games), MAX_DECK + 1, SEATS, N_CLUES))
+            passes[pair[~accusation], card[~accusation], seat[~accusation]] = logs[~accusation]
+            start = read[:, _WINDOWS]
+            end = np.maximum(last_window, start)
+            for w in range(int(start.min()) + 1, int(end.max()) + 1):
+                now = np.flatnonzero((start < w) & (w <= end))
+                if len(now):
+                    g, s = games[now], seats[now]
+                    self.prefix[g, s, w] = self.prefix[g, s, w - 1] + passes[now, w]
+            read[:, _WINDOWS] = end
+        read[:, _ACCUSATIONS] = state.accusation_count[games]
+        self.first[games, seats] = read
+
+    def _weigh(
+        self,
+        state: BatchState,
+        games: np.ndarray,
+        seats: np.ndarray,
+        tables: Tables,
+        items: dict[str, np.ndarray],
+        values: np.ndarray,
+        sums: np.ndarray,
+    ) -> np.ndarray:
+        """Add the factor of each item's action under each clue its decider may have held then, the
+        decider read as bayes_v2 (``SecondOrderReader._weigh``); returns the flat entries added to."""
+        self._read_first(state, games, seats, values)
+        found = hypotheses(state, games, tables, items)
+        pair, card, seat, position = items["pair"], items["card"], items["seat"], items["position"]
+        g, s = games[pair], seats[pair]
+
+        # what each decider had seen: every other seat's passes before its window, and the accusations
+        logs = self.prefix[g, s, card - 1].copy()  # (m, 5, 10)
+        made = state.accusation_count[g].astype(np.int64)
+        accusers = state.accusation_seat[g].astype(np.int64)  # (m, 4)
+        accused_at = np.take_along_axis(state.accused_at[g].astype(np.int64), accusers.clip(0), 1)
+        for q in range(MAX_ACCUSATIONS):
+            saw = (q < made) & np.where(position < 0, accused_at[:, q] < card, q < position)
+            saw &= accusers[:, q] != seat
+            r = np.flatnonzero(saw)
+            logs[r, accusers[r, q]] += self.accused[g[r], s[r], q]
+        logs[np.arange(len(pair)), seat] = 0.0  # its own decisions are not evidence to it
+        weights = np.exp(logs - logs.max(2, keepdims=True))
+
+        # each hypothesis's information set: its clue known, the exposed one (unless its own) and the public ones
+        item, clue = found.item, found.clue
+        decider = seat[item]
+        holder = found.holder[item]
+        exposed = np.where(holder != decider, found.exposed[item], -1)
+        clue_bit = _CLUE_FEATURE_BIT[clue]
+        fixed = found.public[item] | clue_bit | _CLUE_FEATURE_BIT[exposed]
+        value_a = found.public_a[item] | np.where(clue & 1 == 0, clue_bit, 0)
+        value_a |= np.where((exposed >= 0) & (exposed & 1 == 0), _CLUE_FEATURE_BIT[exposed], 0)
+        free_mask = ((1 << N_FEATURES) - 1) & ~fixed
+        n = found.n[item]
+        unknown = (n[:, None] > SEAT_RANGE) & (decider[:, None] != SEAT_RANGE)
+        unknown &= ~((holder[:, None] == SEAT_RANGE) & (exposed[:, None] >= 0))
+        have = found.seen[item] & _FREE_CLUES[free_mask][:, None]
+        have = np.where(unknown, have, ALL_CLUES)
+        weights_of = np.where((have[:, :, None] >> _CLUE_RANGE) & 1 == 1, weights[item], 0.0)
+        chief, assistant, mass = weighted_posterior(unknown, free_mask, value_a, weights_of)
+
+        cats, valid = found.cats[item], found.valid[item]
+        predicted = choose(
+            self.params, np.take_along_axis(chief, cats, 1), np.take_along_axis(assistant, cats, 1),
+            lambda last: chief[last], cats, valid, values[pair[item]], items["others"][item], n,
+            found.drawn[item], items["forced"][item], state.rules.config.non_accuser_white, mass > 0,
+        )  # fmt: skip
+        return add_factors(items, found, factor_kinds(items, found, predicted), self.limbs, sums)
+
+
+def second_order_beliefs(
+    state: BatchState,
+    games: np.ndarray,
+    seats: np.ndarray,
+    params: BayesParams | None = None,
+    follow: float = PLAYERS_FOLLOW,
+    inner_follow: float = PLAYERS_FOLLOW,
+):
+    """The second-order weighted posterior of each pair read afresh (a new scalar
+    ``SecondOrderReader`` per pair), with the seats' own chip values."""
+    games = np.asarray(games, dtype=np.int64)
+    seats = np.asarray(seats, dtype=np.int64)
+    values = expected_chip_values(state, games, seats)
+    return SecondOrderReader(params, follow, inner_follow).beliefs(state, games, seats, values)
+
+
+__all__ = ["SecondOrderReader", "factor_logs", "second_order_beliefs"]

@@ -1,0 +1,174 @@
+"""bayes_v3's second-order reading on the batched engine (``ckc_env.batch.second_order``) and batched
+bayes_v3 against the scalar ``agents.bayes_v3.SecondOrderReader`` and ``BayesV3Agent``, on the same
+positions (the lockstep games of ``test_batch_players_posterior``: 3, 4 and 5 players, both
+variants, every ``window_order``, ``reopen_windows``, ``clue_face="choose"``, ``non_accuser_white``).
+
+- ``test_batched_second_order_readers_equal_the_scalar_ones``: at every position, for every seat
+  holding its clue before scoring, a reader kept across steps gives the scalar reader's likelihoods
+  bit for bit, and so does one reading afresh every fourth step; the reading differs from the
+  first-order one (``PlayersReader``) at some positions, so the comparison is not bayes_v2's again.
+- ``test_a_kept_second_order_reading_follows_the_scalar_reader_through_the_forced_accusations``.
+- ``test_batched_bayes_v3_decides_as_the_scalar_one``: every decision of batched bayes_v3 (default
+  and other parameters) equals the scalar agent's.
+- Tournaments with bayes_v3 give the same per-game results on both engines; names and parameters
+  are checked; a kept reader forgets a game dealt again in its slot.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from test_batch_players_posterior import CONFIGS, SEATS, _reading, _same, positions
+
+from ckc_env import batch, engine
+from ckc_env.agents import make_agent
+from ckc_env.agents.bayes import expected_chip_values
+from ckc_env.agents.bayes_v3 import BayesV3Params
+from ckc_env.agents.bayes_v3 import SecondOrderReader as ScalarSecondOrderReader
+from ckc_env.batch.agents import BATCH_REGISTRY, decide, make_batch_agent
+from ckc_env.batch.players_posterior import PlayersReader, weighted_seat_beliefs
+from ckc_env.batch.second_order import SecondOrderReader
+from ckc_env.beliefs import weighted_beliefs
+from ckc_env.config import GameConfig
+from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW
+from ckc_env.engine.state import FORCED, SCORING
+from ckc_env.engine.view import PlayerView
+from ckc_env.evaluation.tournament import run_tournament
+
+
+class ScalarReaders:
+    """A scalar ``SecondOrderReader`` per slot and seat, new with each game."""
+
+    def __init__(self, params: BayesV3Params) -> None:
+        self.params = params
+        self.readers: dict[tuple[int, int], tuple[object, ScalarSecondOrderReader]] = {}
+
+    def __call__(self, slot: int, game, seat: int) -> ScalarSecondOrderReader:
+        entry = self.readers.get((slot, seat))
+        if entry is None or entry[0] is not game:
+            entry = self.readers[slot, seat] = (game, ScalarSecondOrderReader(seat, self.params))
+        return entry[1]
+
+
+def _compare(lock, kept: SecondOrderReader, scalar: ScalarReaders, fresh: bool, seen: Counter) -> None:
+    state = lock.state
+    for seat in range(SEATS):
+        games = _reading(lock, seat)
+        if not len(games):
+            continue
+        seats = np.full(len(games), seat)
+        likelihood = kept.likelihood(state, games, seats)
+        weighted = weighted_seat_beliefs(state, games, seats, likelihood)
+        first = PlayersReader().likelihood(state, games, seats)
+        afresh = SecondOrderReader().likelihood(state, games, seats) if fresh else None
+        for i, g in enumerate(games.tolist()):
+            game = lock.games[g]
+            view = PlayerView(game, seat)
+            values = expected_chip_values(view)
+            expected = scalar(g, game, seat).update(view, values)
+            assert sorted(expected) == [s for s in range(game.n) if s != seat]
+            for other, factors in expected.items():
+                assert _same(likelihood[i, other], factors), (g, seat, other)
+                seen["second order differs"] += not _same(first[i, other], factors)
+            b = weighted_beliefs(view, expected)
+            assert _same(weighted.chief[i], b.chief), (g, seat)
+            seen["positions"] += 1
+            seen["forced"] += game.phase == FORCED
+            if fresh:
+                reread = ScalarSecondOrderReader(seat, BayesV3Params()).update(view, values)
+                for other, factors in reread.items():
+                    assert _same(afresh[i, other], factors), (g, seat, other)
+                seen["fresh"] += 1
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_batched_second_order_readers_equal_the_scalar_ones(name):
+    kept = SecondOrderReader()
+    scalar = ScalarReaders(BayesV3Params())
+    seen = Counter()
+    for step, (lock, _) in enumerate(positions(CONFIGS[name], games=6, steps=100, seed=3, hold_back=0.8)):
+        _compare(lock, kept, scalar, fresh=step % 4 == 0, seen=seen)
+    assert seen["positions"] > 400 and seen["fresh"] > 100, dict(seen)
+    assert seen["second order differs"] > 50, dict(seen)
+
+
+def test_a_kept_second_order_reading_follows_the_scalar_reader_through_the_forced_accusations():
+    seen = Counter()
+    for n in (3, 5):
+        kept = SecondOrderReader()
+        scalar = ScalarReaders(BayesV3Params())
+        for lock, _ in positions(GameConfig(num_players=n), games=4, steps=140, seed=n, hold_back=1.0):
+            _compare(lock, kept, scalar, fresh=lock.state.phase.max() >= FORCED, seen=seen)
+    assert seen["forced"] > 20, dict(seen)
+
+
+V3_PARAMS = {"follow": 0.5, "inner_follow": 0.6, "sure": 0.6, "bar_early": 2.0, "bar_late": 0.8, "margin_last": 0.25}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_batched_bayes_v3_decides_as_the_scalar_one(name):
+    config = CONFIGS[name]
+    n = config.num_players
+    default, other = make_batch_agent("bayes_v3", seed=1), make_batch_agent("bayes_v3", seed=2, **V3_PARAMS)
+    lineup = [default, other, make_batch_agent("bayes_v2", seed=3), default, default][:n]
+    params = [{}, V3_PARAMS, None, {}, {}][:n]
+    agents: dict[tuple[int, int], tuple[object, object]] = {}
+    seen = Counter()
+    hold_back = 0.85 if n < 5 else 0.97
+    for lock, actions in positions(config, games=8, steps=160, seed=7, hold_back=hold_back, lineup=lineup):
+        for g, game in enumerate(lock.games):
+            seat = game.pending_seat
+            if game.game_over or params[seat] is None or game.pending_kind not in (WINDOW, FORCED_ACCUSATION):
+                continue
+            entry = agents.get((g, seat))
+            if entry is None or entry[0] is not game:
+                agent = make_agent("bayes_v3", seed=0, **params[seat])
+                agent.reset(seat, game.config)
+                entry = agents[g, seat] = (game, agent)
+            expected = entry[1].act(PlayerView(game, seat), {"action_mask": engine.legal_mask(game)})
+            assert actions[g] == expected, (name, g, seat, int(actions[g]), expected)
+            forced = game.pending_kind == FORCED_ACCUSATION
+            seen["forced" if forced else ("pass" if expected == PASS else "accuse"), bool(params[seat])] += 1
+    for variant in (False, True):
+        assert seen["pass", variant] and seen["accuse", variant], dict(seen)
+
+
+@pytest.mark.parametrize(
+    "lineup", [["bayes_v3", "bayes_v2", "bayes_v1"], ["bayes_v2", "bayes_v3", "random", "bayes_v3"]]
+)
+def test_tournaments_with_bayes_v3_are_identical_on_both_engines(lineup):
+    seating = "balanced" if len(lineup) == 3 else "rotate"
+    config = {"stasi": True, "cafe_adler": True}
+    scalar = run_tournament(lineup, games=12, seed=5, engine="scalar", workers=1, seating=seating, config=config)
+    batched = run_tournament(lineup, games=12, seed=5, engine="batched", seating=seating, config=config)
+    assert (scalar.engine, batched.engine) == ("scalar", "batched")
+    assert batched.per_game == scalar.per_game
+
+
+def test_bayes_v3_is_registered_and_checks_its_parameters():
+    assert "bayes_v3" in BATCH_REGISTRY
+    agent = make_batch_agent("bayes_v3", inner_follow=0.3)
+    assert agent.params.inner_follow == 0.3 and agent.reader.inner_follow == 0.3
+    with pytest.raises(ValueError, match=r"unknown bayes_v3 parameter\(s\) \['depth'\]"):
+        make_batch_agent("bayes_v3", depth=2)
+    with pytest.raises(ValueError, match=r"inner_follow=1.0 must lie in \[0, 1\)"):
+        make_batch_agent("bayes_v3", inner_follow=1.0)
+
+
+def test_a_second_order_reader_forgets_a_game_started_again_in_its_slot():
+    config = GameConfig(num_players=4)
+    reader = SecondOrderReader()
+    seats = np.zeros(6, dtype=np.int64)
+    for names in (("bayes_v1", "eager", "bayes_v1", "bayes_v1"), ("passive", "bayes_v1", "random", "bayes_v1")):
+        state = batch.init(config, batch_size=6, seed=1)
+        reader.start(np.arange(6))
+        lineup = [make_batch_agent(name, seed=s) for s, name in enumerate(names)]
+        for _ in range(30):
+            batch.step(state, decide(state, lineup))
+            reader.likelihood(state, np.arange(6), seats)
+        assert (state.phase < SCORING).all()
+        assert _same(
+            reader.likelihood(state, np.arange(6), seats), SecondOrderReader().likelihood(state, np.arange(6), seats)
+        )
