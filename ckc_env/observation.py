@@ -147,6 +147,18 @@ _PLAYER_BELIEFS = [
     Piece("players_clues", (SEATS, N_CLUES), "the same for each relative seat's clue"),
 ]
 
+_SECOND_ORDER = [
+    Piece(
+        "second_order_chief",
+        (N_CATS,),
+        "P(cat is the chief spy) when the other players' accusations and passes are read as bayes_v2's, players "
+        "who read each other's decisions too (ckc_env.agents.bayes_v3); while clue faces are chosen and once the "
+        "round is scored, the exact posterior above",
+    ),
+    Piece("second_order_assistant", (N_CATS,), "the same for P(cat is an assistant)"),
+    Piece("second_order_clues", (SEATS, N_CLUES), "the same for each relative seat's clue"),
+]
+
 _PUBLIC = [*_TABLE, _ACCUSATION_TIME, *_SEATS_AND_CHIPS]
 OBSERVATION = Layout(_PUBLIC + _OWN)
 """The observation vector of one player (``checkpoint_charlie_v1`` and ``v2``)."""
@@ -155,6 +167,9 @@ OBSERVATION_WITH_BELIEFS = Layout(_PUBLIC + _OWN + _BELIEFS)
 OBSERVATION_WITH_PLAYER_BELIEFS = Layout(_PUBLIC + _OWN + _BELIEFS + _PLAYER_BELIEFS)
 """The observation with ``belief_features="players"``: the exact beliefs, then the posterior that
 also reads the other players' decisions."""
+OBSERVATION_WITH_SECOND_ORDER = Layout(_PUBLIC + _OWN + _BELIEFS + _PLAYER_BELIEFS + _SECOND_ORDER)
+"""The observation with ``belief_features="second_order"``: the pieces of ``"players"``, then the
+posterior that reads the other players as bayes_v3 does (each of them reading the others too)."""
 STATE = Layout(_PUBLIC + _HIDDEN)
 """The full state (seats absolute: relative to seat 0; ``decision`` is the acting seat's), for
 centralised critics."""
@@ -165,7 +180,12 @@ OBSERVATION_V0 = Layout(_PUBLIC_V0 + _OWN)
 OBSERVATION_V0_WITH_BELIEFS = Layout(_PUBLIC_V0 + _OWN + _BELIEFS)
 """``checkpoint_charlie_v0``'s observation with beliefs (845 numbers)."""
 
-_V1 = {False: OBSERVATION, True: OBSERVATION_WITH_BELIEFS, "players": OBSERVATION_WITH_PLAYER_BELIEFS}
+_V1 = {
+    False: OBSERVATION,
+    True: OBSERVATION_WITH_BELIEFS,
+    "players": OBSERVATION_WITH_PLAYER_BELIEFS,
+    "second_order": OBSERVATION_WITH_SECOND_ORDER,
+}
 LAYOUTS: dict[str, dict[bool | str, Layout]] = {
     "v0": {False: OBSERVATION_V0, True: OBSERVATION_V0_WITH_BELIEFS},
     "v1": _V1,
@@ -173,7 +193,7 @@ LAYOUTS: dict[str, dict[bool | str, Layout]] = {
 }
 """Every observation layout by environment version and ``belief_features`` (an agent card names the
 version it was trained under; a policy is given observations in that version's layout)."""
-BELIEF_FEATURES = (False, True, "players")
+BELIEF_FEATURES = (False, True, "players", "second_order")
 """The accepted values of the ``belief_features`` option."""
 ENV_VERSION = "v2"
 
@@ -192,7 +212,7 @@ class _Offsets:
     """The start of every piece in one layout (None for a piece the layout does not have)."""
 
     def __init__(self, layout: Layout) -> None:
-        for p in (*_PUBLIC, *_OWN, *_HIDDEN, *_BELIEFS, *_PLAYER_BELIEFS):
+        for p in (*_PUBLIC, *_OWN, *_HIDDEN, *_BELIEFS, *_PLAYER_BELIEFS, *_SECOND_ORDER):
             setattr(self, p.name, layout.offsets.get(p.name))
         names = [p.name for p in layout.pieces]
         # rows, discards and accused are filled in one stroke; face_up_adler follows chip_colours
@@ -299,10 +319,11 @@ class Encoder:
 
     def observation(self, view: PlayerView, reader=None) -> np.ndarray:
         """The observation vector of ``view.seat`` (float32). A layout with the players' posterior
-        reads the table with ``reader`` (a ``TableReader`` of the seat, brought up to date here, as a
-        player that keeps one reads at its own decisions), or with a fresh one if None, which makes the
-        vector a function of the state: the two differ only in how a window before a forced accusation
-        is read (see ``TableReader``)."""
+        reads the table with ``reader`` (a ``TableReader`` of the seat, or a :class:`TableReading`
+        for a layout with the second-order posterior too, brought up to date here, as a player that
+        keeps one reads at its own decisions), or with fresh ones if None, which makes the vector a
+        function of the state: the two differ only in how a window before a forced accusation is
+        read (see ``TableReader``)."""
         o = self.o
         out, mv = self.public(view)
         kind = view.decision_kind
@@ -358,24 +379,57 @@ def encode_observation(state: GameState, seat: int, layout: Layout = OBSERVATION
 def _fill_beliefs(out: np.ndarray, o: _Offsets, view: PlayerView, reader=None) -> None:
     from .beliefs import beliefs
 
-    b = beliefs(view)
-    n = view.num_players
-    out[o.belief_chief : o.belief_chief + N_CATS] = b.chief
-    out[o.belief_assistant : o.belief_assistant + N_CATS] = b.assistant
-    out[o.belief_clues : o.belief_clues + n * N_CLUES].reshape(n, N_CLUES)[:] = np.roll(b.clue, -view.seat, axis=0)
+    exact = beliefs(view)
+    _write_posterior(out, o.belief_chief, o.belief_assistant, o.belief_clues, exact, view)
     if o.players_chief is None:
         return
-    if view.own_clue >= 0 and view.phase < SCORING:  # the decisions of this round's suspicion phase
-        from .agents.bayes import BayesParams, expected_chip_values
-        from .agents.bayes_v2 import TableReader
-        from .beliefs import weighted_beliefs
+    reading = reader if isinstance(reader, TableReading) else TableReading(view.seat, reader)
+    for name in ("players", "second_order"):
+        start = getattr(o, f"{name}_chief")
+        if start is None:
+            continue
+        b = exact
+        if view.own_clue >= 0 and view.phase < SCORING:  # the decisions of this round's suspicion phase
+            from .agents.bayes import expected_chip_values
+            from .beliefs import weighted_beliefs
 
-        if reader is None:
-            reader = TableReader(view.seat, BayesParams(), PLAYERS_FOLLOW)
-        b = weighted_beliefs(view, reader.update(view, expected_chip_values(view)))
-    out[o.players_chief : o.players_chief + N_CATS] = b.chief
-    out[o.players_assistant : o.players_assistant + N_CATS] = b.assistant
-    out[o.players_clues : o.players_clues + n * N_CLUES].reshape(n, N_CLUES)[:] = np.roll(b.clue, -view.seat, axis=0)
+            b = weighted_beliefs(view, getattr(reading, name).update(view, expected_chip_values(view)))
+        _write_posterior(out, start, getattr(o, f"{name}_assistant"), getattr(o, f"{name}_clues"), b, view)
+
+
+def _write_posterior(out: np.ndarray, chief: int, assistant: int, clues: int, b, view: PlayerView) -> None:
+    n = view.num_players
+    out[chief : chief + N_CATS] = b.chief
+    out[assistant : assistant + N_CATS] = b.assistant
+    out[clues : clues + n * N_CLUES].reshape(n, N_CLUES)[:] = np.roll(b.clue, -view.seat, axis=0)
+
+
+class TableReading:
+    """The readers of one seat that a layout's posterior pieces need, kept across a game (as a
+    player keeps its own): bayes_v2's ``TableReader`` for the ``players_*`` pieces and bayes_v3's
+    ``SecondOrderReader`` for the ``second_order_*`` pieces, each made when first used (a fresh
+    reading reads the whole round at once)."""
+
+    def __init__(self, seat: int, players=None, second_order=None) -> None:
+        self.seat = seat
+        self._players, self._second_order = players, second_order
+
+    @property
+    def players(self):
+        if self._players is None:
+            from .agents.bayes import BayesParams
+            from .agents.bayes_v2 import TableReader
+
+            self._players = TableReader(self.seat, BayesParams(), PLAYERS_FOLLOW)
+        return self._players
+
+    @property
+    def second_order(self):
+        if self._second_order is None:
+            from .agents.bayes_v3 import BayesV3Params, SecondOrderReader
+
+            self._second_order = SecondOrderReader(self.seat, BayesV3Params(follow=PLAYERS_FOLLOW))
+        return self._second_order
 
 
 PLAYERS_FOLLOW = 0.8

@@ -29,13 +29,16 @@ from ckc_env.agents.bayes_v3 import BayesV3Params
 from ckc_env.agents.bayes_v3 import SecondOrderReader as ScalarSecondOrderReader
 from ckc_env.batch.agents import BATCH_REGISTRY, decide, make_batch_agent
 from ckc_env.batch.players_posterior import PlayersReader, weighted_seat_beliefs
-from ckc_env.batch.second_order import SecondOrderReader
+from ckc_env.batch.second_order import LayoutReaders, SecondOrderReader
 from ckc_env.beliefs import weighted_beliefs
 from ckc_env.config import GameConfig
 from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.state import FORCED, SCORING
 from ckc_env.engine.view import PlayerView
 from ckc_env.evaluation.tournament import run_tournament
+from ckc_env.observation import OBSERVATION_WITH_SECOND_ORDER, TableReading, encode_observation, encoder
+
+LAYOUT = OBSERVATION_WITH_SECOND_ORDER
 
 
 class ScalarReaders:
@@ -172,3 +175,36 @@ def test_a_second_order_reader_forgets_a_game_started_again_in_its_slot():
         assert _same(
             reader.likelihood(state, np.arange(6), seats), SecondOrderReader().likelihood(state, np.arange(6), seats)
         )
+
+
+@pytest.mark.parametrize("name", ["3p", "5p_stasi_after_drawer_reopen"])
+def test_the_second_order_layout_is_the_same_on_both_engines(name):
+    """``batch.observe`` in ``OBSERVATION_WITH_SECOND_ORDER`` with kept readers
+    (``LayoutReaders``) equals the scalar encoder with a kept ``TableReading`` at the acting seats,
+    in every phase, and with fresh readings (``encode_observation``) every fourth step."""
+    config = CONFIGS[name]
+    readers = LayoutReaders(LAYOUT)
+    kept: dict[tuple[int, int], tuple[object, TableReading]] = {}
+    seen = Counter()
+    for step, (lock, _) in enumerate(positions(config, games=6, steps=80, seed=5, hold_back=0.8)):
+        state = lock.state
+        acting = np.where(state.pending_kind >= 0, state.pending_seat, 0).astype(np.int64)
+        everyone = np.arange(state.batch_size)
+        observed = batch.observe(state, acting, LAYOUT, **readers.posteriors(state, everyone, acting))
+        o = LAYOUT.offsets
+        for g, game in enumerate(lock.games):
+            seat = int(acting[g])
+            entry = kept.get((g, seat))
+            if entry is None or entry[0] is not game:
+                entry = kept[g, seat] = (game, TableReading(seat))
+            assert _same(observed[g], encoder(LAYOUT, game.config).observation(PlayerView(game, seat), entry[1])), g
+            differs = observed[g, o["second_order_chief"] : o["second_order_chief"] + 32]
+            seen["differs"] += not np.array_equal(differs, observed[g, o["players_chief"] : o["players_chief"] + 32])
+            seen["observed"] += 1
+        if step % 4 == 0:
+            seats = (acting + 1) % state.n
+            fresh = batch.observe(state, seats, layout=LAYOUT)
+            for g, game in enumerate(lock.games):
+                assert _same(fresh[g], encode_observation(game, int(seats[g]), LAYOUT)), g
+                seen["observed afresh"] += 1
+    assert seen["observed"] > 400 and seen["observed afresh"] > 100 and seen["differs"] > 20, dict(seen)

@@ -551,3 +551,53 @@ def test_the_critic_fit_moves_the_value_head_alone(tmp_path):
     assert log["explained_variance"][-1] > log["explained_variance"][0]
     with pytest.raises(ValueError, match=r"finetune\.critic_fit=10: accepted values are 0 without a vector section"):
         parse_config({"finetune": {"critic_fit": 10}})
+
+
+def test_init_from_extends_a_players_file_to_the_second_order_layout():
+    """A "second_order" run may start from a "players" agent file: the inputs its layout appends
+    start with zero weights, so the model's actions and values are the file's on the same
+    positions; a layout that does not extend the file's is refused."""
+    import numpy as np
+    import torch
+    from ckc_env.training.finetune import check_init_from, init_from
+    from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
+
+    from ckc_env.files import InputError
+    from ckc_env.players import agent_file
+
+    start = ROOT / "checkpoints" / "ppo_all_counts"
+    tiny = {k: v for k, v in yaml.safe_load(TINY).items() if k != "pretrain"}
+    config = parse_config(
+        tiny
+        | {
+            "game": {"num_players": [3, 4, 5]},
+            "belief_features": "second_order",
+            "opponents": ["bayes_v2"],
+            "init_from": str(start),
+            "policy": {"net_arch": [256, 256]},
+            "ppo": {"n_steps": 8, "batch_size": 64, "n_epochs": 1},
+            "vector": {"num_envs": 24},
+        }
+    )
+    env = SB3VecEnv(make_vector_env(config))
+    model = train.build_model(config, env)
+    init_from(model, start, config)
+    observations = env.reset()
+    for _ in range(6):  # positions where the second-order reading has read something
+        masks = env.env.action_masks()
+        observations, *_ = env.step(np.array([np.flatnonzero(m)[-1] for m in masks]))
+    env.close()
+    size = agent_file.read_card(agent_file.card_path(start)).layout.size
+    assert observations.shape[1] > size and observations[:, size:].any()
+    source = agent_file.torch_policy(agent_file.card_path(start))
+    with torch.no_grad():
+        ours = model.policy.get_distribution(torch.as_tensor(observations)).distribution.logits
+        theirs = source.get_distribution(torch.as_tensor(observations[:, :size])).distribution.logits
+        assert torch.allclose(ours, theirs, atol=1e-5)
+        assert torch.allclose(
+            model.policy.predict_values(torch.as_tensor(observations)),
+            source.predict_values(torch.as_tensor(observations[:, :size])),
+            atol=1e-5,
+        )
+    with pytest.raises(InputError, match="set belief_features to match"):
+        check_init_from(start, parse_config(tiny | {"belief_features": True, "init_from": str(start)}))

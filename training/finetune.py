@@ -171,8 +171,10 @@ def fit_critic(model, config, start: Path, trust_checkpoint: bool = False) -> di
 
 def init_from(model, path: str | Path, config) -> Path:
     """Start the model from a safe agent file's policy and critic (``init_from``): the file must
-    have been trained on the observation layout the config gives, at every player count the config
-    plays, with the config's network. Returns the card read; nothing is unpickled."""
+    have been trained on the observation layout the config gives, or on one the config's layout
+    extends (``"second_order"`` appends pieces to ``"players"``: the first layers' weights of the
+    new inputs start at zero, so the model starts as the file's policy and critic), at every player
+    count the config plays, with the config's network. Returns the card read; nothing is unpickled."""
     import torch
 
     from ckc_env.files import InputError
@@ -180,8 +182,18 @@ def init_from(model, path: str | Path, config) -> Path:
 
     card = check_init_from(path, config)
     source = agent_file.torch_policy(card.path)
+    state = source.state_dict()
     expected = {name: tuple(t.shape) for name, t in model.policy.state_dict().items()}
-    found = {name: tuple(t.shape) for name, t in source.state_dict().items()}
+    added = expected_size(config) - card.layout.size  # pieces appended to the card's layout (0: the same)
+    if added:  # the new inputs start with zero weights: the same policy and critic as the file's
+        for name, tensor in state.items():
+            if (
+                tensor.ndim == 2
+                and tensor.shape[1] == card.layout.size
+                and expected.get(name, ())[1:] == (card.layout.size + added,)
+            ):
+                state[name] = torch.cat([tensor, tensor.new_zeros((tensor.shape[0], added))], dim=1)
+    found = {name: tuple(t.shape) for name, t in state.items()}
     activations = {layer.activation for layer in card.policy[:-1] + card.value[:-1]}
     if expected != found or not activations <= {config.policy.get("activation_fn", "tanh")}:
         pi, vf = ([layer.outputs for layer in net[:-1]] for net in (card.policy, card.value))
@@ -190,8 +202,14 @@ def init_from(model, path: str | Path, config) -> Path:
             f"config's policy {config.policy}: set policy.net_arch (and activation_fn) to match"
         )
     with torch.no_grad():
-        model.policy.load_state_dict(source.state_dict())
+        model.policy.load_state_dict(state)
     return card.path
+
+
+def expected_size(config) -> int:
+    from ckc_env.observation import ENV_VERSION, LAYOUTS
+
+    return LAYOUTS[ENV_VERSION][config.belief_features].size
 
 
 def check_init_from(path: str | Path, config):
@@ -203,11 +221,13 @@ def check_init_from(path: str | Path, config):
 
     card = agent_file.read_card(agent_file.card_path(path))
     layout = LAYOUTS[ENV_VERSION][config.belief_features]
-    if card.layout != layout:
+    prefix = layout.pieces[: len(card.layout.pieces)] == card.layout.pieces  # the config's layout extends the card's
+    if card.layout != layout and not prefix:
         raise InputError(
             f"init_from={path}: {card.path} reads the observation layout {card.version} "
             f"belief_features={card.belief_features!r} ({card.layout.size} numbers), the config gives "
-            f"{ENV_VERSION} belief_features={config.belief_features!r} ({layout.size}): set belief_features to match"
+            f"{ENV_VERSION} belief_features={config.belief_features!r} ({layout.size}): set belief_features to match "
+            "(or to a layout that appends pieces to the file's)"
         )
     missing = sorted(set(config.player_counts) - set(card.players))
     if missing:

@@ -7,7 +7,7 @@ every rule option of ``GameConfig``) and is proved identical to it, bit for bit,
 ``tests/test_batch_engine.py`` (observations, masks, rewards, round summaries over 100,000
 decisions), ``tests/test_batch_agents.py`` (beliefs and baselines) and
 ``tests/test_batch_players_posterior.py`` (the players' posterior, bayes_v2 and the observation that
-reads it).
+reads it) and ``tests/test_batch_second_order.py`` (the second-order reading, bayes_v3 and its layout).
 
     from ckc_env import batch
     from ckc_env.batch.agents import decide, make_batch_agent
@@ -29,14 +29,15 @@ reads it).
 | ``step(state, actions, autoreset=False, games=None)`` | applies ``actions[b]`` to game b's pending decision (games that are over ignore theirs; with ``games``, only those games are stepped and the others wait), then runs each stepped game to its next decision; an illegal action raises ``ValueError`` naming the games and changes nothing | ``engine.step`` |
 | ``apply(state, actions, autoreset=False, games=None)`` | ``step`` without the legality check | ``engine.apply`` |
 | ``legal_action_mask(state)`` | (B, 40) int8 legal actions of each pending decision (zeros once over) | ``engine.legal_mask`` |
-| ``observe(state, seats=None, layout=OBSERVATION, out=None, players=None)`` | (B, 736) float32 observation of ``seats[b]`` (default the acting seat); ``OBSERVATION_WITH_BELIEFS`` gives 850, ``OBSERVATION_WITH_PLAYER_BELIEFS`` 964 (``players``: that posterior from a reader kept across steps, else read afresh); ``out`` is an array to reuse | ``observation.encode_observation`` |
+| ``observe(state, seats=None, layout=OBSERVATION, out=None, players=None, second_order=None)`` | (B, 736) float32 observation of ``seats[b]`` (default the acting seat); ``OBSERVATION_WITH_BELIEFS`` gives 850, ``OBSERVATION_WITH_PLAYER_BELIEFS`` 964 (``players``: that posterior from a reader kept across steps, else read afresh), ``OBSERVATION_WITH_SECOND_ORDER`` 1078 (``second_order`` likewise); ``out`` is an array to reuse | ``observation.encode_observation`` |
 | ``encode_state(state, out=None)`` | (B, 895) float32 full state for centralised critics | ``observation.encode_state`` |
 | ``state.rewards`` | (B, 5) float64 points won in the last step by seat (reward schemes: ``ckc_env.table.rewards``) | ``engine.pop_rewards`` |
 | ``reset(state, games)`` | starts the next game in those slots | ``engine.init`` |
 | ``summary.round_summaries(state, games)`` | the scalar summary dicts of the rounds that ended in the last step | ``GameState.summaries`` |
 | ``beliefs.seat_beliefs(state, games, seats)`` | exact posterior of (game, seat) pairs | ``beliefs.beliefs`` |
 | ``players_posterior.PlayersReader(params, follow)`` | what the other players' decisions reveal of their clues, per (game, seat), kept across steps; ``.beliefs(state, games, seats)`` the weighted posterior | ``agents.bayes_v2.TableReader``, ``beliefs.weighted_beliefs`` |
-| ``agents``: ``make_batch_agent(name)``, ``decide(state, lineup)`` | the scripted baselines (``bayes_v2`` included) for a whole batch | ``agents.make_agent`` |
+| ``second_order.SecondOrderReader(params, follow, inner_follow)`` | the same, each other player read as bayes_v2 (who reads the others too) | ``agents.bayes_v3.SecondOrderReader`` |
+| ``agents``: ``make_batch_agent(name)``, ``decide(state, lineup)`` | the scripted baselines (``bayes_v2`` and ``bayes_v3`` included) for a whole batch | ``agents.make_agent`` |
 | ``replay.Lockstep`` | scalar games and a batch of the same seeds, stepped together | |
 
 ``step`` and ``apply`` update the state in place and return it, as the scalar engine does (copying
@@ -77,7 +78,7 @@ tests do). Positions fixed by the scalar engine's reset options reach the batch 
 size, seats beyond a game's player count hold -1 or 0. The rules are in modules named as the scalar
 engine's: ``round_setup`` (RULES.md 3), ``suspicion`` (4), ``scoring`` (5-8) and ``game`` (the
 state machine); ``chance`` (where chance outcomes come from), ``observation``, ``beliefs``,
-``players_posterior``, ``agents``, ``summary`` and ``replay`` complete it.
+``players_posterior``, ``second_order``, ``agents``, ``summary`` and ``replay`` complete it.
 
 {STATE_TABLE}
 

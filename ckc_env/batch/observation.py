@@ -36,6 +36,7 @@ _WRITTEN = {
     "deck_size", "investigators_left", "accusation_cards", "rows", "discards", "accused", "chip_colours", "targets",
     "supply", "own_chip_values", "own_points", "belief_chief", "belief_assistant", "belief_clues", "deck_cats",
     "chip_values", "points", "hidden_adler", "players_chief", "players_assistant", "players_clues",
+    "second_order_chief", "second_order_assistant", "second_order_clues",
 }  # fmt: skip
 
 
@@ -165,6 +166,7 @@ def observe(
     layout: Layout = OBSERVATION,
     out: np.ndarray | None = None,
     players: BatchBeliefs | None = None,
+    second_order: BatchBeliefs | None = None,
 ) -> np.ndarray:
     """(B, layout.size) float32: the observation of ``seats[b]`` in game b (default: the seat to act,
     seat 0 where the game is over), as ``ckc_env.observation.encode_observation`` writes it; into
@@ -173,7 +175,9 @@ def observe(
     A layout with the players' posterior (``OBSERVATION_WITH_PLAYER_BELIEFS``) reads the others'
     decisions afresh in every game (as the scalar encoder without a reader), unless ``players``
     gives those pieces (``players_posterior.observed_posterior`` of these games and seats, e.g. from
-    a reader kept across steps, as the scalar ``Table`` keeps one per seat)."""
+    a reader kept across steps, as the scalar ``Table`` keeps one per seat); likewise the layout with
+    the second-order posterior (``OBSERVATION_WITH_SECOND_ORDER``) and ``second_order``, from a
+    ``second_order.SecondOrderReader``."""
     if seats is None:
         seats = np.where(state.pending_kind >= 0, state.pending_seat, 0)
     seats = np.asarray(seats, dtype=np.int64)
@@ -198,22 +202,30 @@ def observe(
         out[:, o["own_hidden_adler"] : o["own_hidden_adler"] + 3] = counts / 2
     if "belief_chief" in o:
         b = seat_beliefs(state, games, seats)
-        out[:, o["belief_chief"] : o["belief_chief"] + N_CATS] = b.chief
-        out[:, o["belief_assistant"] : o["belief_assistant"] + N_CATS] = b.assistant
-        relative = np.take_along_axis(b.clue, (absolute % SEATS)[:, :, None], 1)
-        relative = np.where((absolute >= 0)[:, :, None], relative, 0.0)
-        out[:, o["belief_clues"] : o["belief_clues"] + SEATS * N_CLUES] = relative.reshape(len(games), -1)
+        _write_posterior(out, o, "belief", b, absolute)
         if "players_chief" in o:
             if players is None:
                 from .players_posterior import observed_posterior  # it builds on the batched agents
 
                 players = observed_posterior(state, games, seats, exact=b)
-            out[:, o["players_chief"] : o["players_chief"] + N_CATS] = players.chief
-            out[:, o["players_assistant"] : o["players_assistant"] + N_CATS] = players.assistant
-            relative = np.take_along_axis(players.clue, (absolute % SEATS)[:, :, None], 1)
-            relative = np.where((absolute >= 0)[:, :, None], relative, 0.0)
-            out[:, o["players_clues"] : o["players_clues"] + SEATS * N_CLUES] = relative.reshape(len(games), -1)
+            _write_posterior(out, o, "players", players, absolute)
+        if "second_order_chief" in o:
+            if second_order is None:
+                from .players_posterior import observed_posterior
+                from .second_order import SecondOrderReader
+
+                second_order = observed_posterior(state, games, seats, SecondOrderReader(), exact=b)
+            _write_posterior(out, o, "second_order", second_order, absolute)
     return ones.write(out)
+
+
+def _write_posterior(out: np.ndarray, o: dict, name: str, b: BatchBeliefs, absolute: np.ndarray) -> None:
+    """The pieces ``{name}_chief``, ``_assistant`` and ``_clues`` (seats relative to the observer)."""
+    out[:, o[f"{name}_chief"] : o[f"{name}_chief"] + N_CATS] = b.chief
+    out[:, o[f"{name}_assistant"] : o[f"{name}_assistant"] + N_CATS] = b.assistant
+    relative = np.take_along_axis(b.clue, (absolute % SEATS)[:, :, None], 1)
+    relative = np.where((absolute >= 0)[:, :, None], relative, 0.0)
+    out[:, o[f"{name}_clues"] : o[f"{name}_clues"] + SEATS * N_CLUES] = relative.reshape(len(out), -1)
 
 
 def encode_state(state: BatchState, out: np.ndarray | None = None) -> np.ndarray:

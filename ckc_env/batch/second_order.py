@@ -35,7 +35,7 @@ import numpy as np
 from ..agents.bayes import BayesParams
 from ..engine.cards import N_CLUES, N_FEATURES
 from ..observation import PLAYERS_FOLLOW
-from .beliefs import ALL_CLUES
+from .beliefs import ALL_CLUES, seat_beliefs
 from .chip_values import expected_chip_values
 from .players_posterior import (
     _CLUE_FEATURE_BIT,
@@ -48,6 +48,7 @@ from .players_posterior import (
     decisions,
     factor_kinds,
     hypotheses,
+    observed_posterior,
     predictions,
     weighted_posterior,
 )
@@ -198,6 +199,36 @@ class SecondOrderReader(PlayersReader):
         return add_factors(items, found, factor_kinds(items, found, predicted), self.limbs, sums)
 
 
+class LayoutReaders:
+    """The readers an observation layout's posterior pieces need for a batch, kept per (game, seat)
+    across steps as the scalar ``Table`` keeps a ``TableReading`` per seat: a ``PlayersReader`` for
+    the ``players_*`` pieces, a :class:`SecondOrderReader` for the ``second_order_*`` pieces."""
+
+    def __init__(self, layout) -> None:
+        self.players = PlayersReader() if "players_chief" in layout.offsets else None
+        self.second_order = SecondOrderReader() if "second_order_chief" in layout.offsets else None
+
+    def __bool__(self) -> bool:
+        return self.players is not None or self.second_order is not None
+
+    def start(self, games: np.ndarray) -> None:
+        """New games in ``games``: forget what was read there."""
+        for reader in (self.players, self.second_order):
+            if reader is not None:
+                reader.start(games)
+
+    def posteriors(self, state: BatchState, games: np.ndarray, seats: np.ndarray) -> dict[str, object]:
+        """``batch.observe``'s ``players`` and ``second_order`` arguments for ``seats`` in ``games``,
+        the readers brought up to date."""
+        exact = seat_beliefs(state, games, seats) if self else None
+        out = {}
+        if self.players is not None:
+            out["players"] = observed_posterior(state, games, seats, self.players, exact)
+        if self.second_order is not None:
+            out["second_order"] = observed_posterior(state, games, seats, self.second_order, exact)
+        return out
+
+
 def second_order_beliefs(
     state: BatchState,
     games: np.ndarray,
@@ -214,4 +245,4 @@ def second_order_beliefs(
     return SecondOrderReader(params, follow, inner_follow).beliefs(state, games, seats, values)
 
 
-__all__ = ["SecondOrderReader", "factor_logs", "second_order_beliefs"]
+__all__ = ["LayoutReaders", "SecondOrderReader", "factor_logs", "second_order_beliefs"]

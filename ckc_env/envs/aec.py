@@ -43,7 +43,7 @@ decision that has only one legal action (such as a forced accusation with a sing
 | `max_rounds` | 5 | 1..5 | rounds at most (extension; the rules say 5) |
 | `target_points` | 10 | 1..50 | points that end the game (extension; the rules say 10) |
 | `reward` | `"points"` | `"points"`, `"win"`, `"margin"` | reward scheme (below) |
-| `belief_features` | False | False, True, `"players"` | append the exact beliefs (and, with `"players"`, the posterior that also reads the other players' decisions) to the observation (below) |
+| `belief_features` | False | False, True, `"players"`, `"second_order"` | append the exact beliefs (and, with `"players"`, the posterior that also reads the other players' decisions; with `"second_order"`, that one and the posterior that reads them as players who read each other) to the observation (below) |
 | `summary_infos` | False | bool | put each round's summary and the agent's own chips into the infos at round ends (see "Infos") |
 | `render_mode` | None | None, `"ansi"`, `"human"` | text rendering; any other mode raises `UnsupportedRenderModeError`, a `ValueError` and a `TypeError` (stable-baselines3's `make_vec_env` asks for `"rgb_array"` and retries without it on a `TypeError`) |
 
@@ -90,6 +90,14 @@ their clues, each of them modelled as bayes_v1 that follows its rule with probab
 result depends on the round's public record only):
 
 {PLAYERS_TABLE}
+
+With `belief_features="second_order"` the vector is {SECOND_ORDER_SIZE} long: the pieces above, then a
+third posterior that reads the other players' decisions as bayes_v2's, players who read each
+other's decisions too (`ckc_env.agents.bayes_v3.SecondOrderReader`: a decision of seat j is judged
+under each clue j may have held by bayes_v1's rule on j's posterior weighted by what the decisions
+j had seen revealed, those read as above), the reading of the scripted player `bayes_v3`:
+
+{SECOND_ORDER_TABLE}
 
 Every layout a version of this environment has used stays declared in
 `ckc_env.observation.LAYOUTS` (v0: the same pieces without `accusation_cards`, 731 numbers or 845
@@ -286,6 +294,7 @@ from ..observation import (
     OBSERVATION,
     OBSERVATION_WITH_BELIEFS,
     OBSERVATION_WITH_PLAYER_BELIEFS,
+    OBSERVATION_WITH_SECOND_ORDER,
     STATE,
     encode_state,
 )
@@ -301,6 +310,11 @@ __doc__ = (
     .replace("{BELIEF_TABLE}", OBSERVATION_WITH_BELIEFS.markdown_table(start=OBSERVATION.size))
     .replace("{PLAYERS_SIZE}", str(OBSERVATION_WITH_PLAYER_BELIEFS.size))
     .replace("{PLAYERS_TABLE}", OBSERVATION_WITH_PLAYER_BELIEFS.markdown_table(start=OBSERVATION_WITH_BELIEFS.size))
+    .replace("{SECOND_ORDER_SIZE}", str(OBSERVATION_WITH_SECOND_ORDER.size))
+    .replace(
+        "{SECOND_ORDER_TABLE}",
+        OBSERVATION_WITH_SECOND_ORDER.markdown_table(start=OBSERVATION_WITH_PLAYER_BELIEFS.size),
+    )
     .replace("{STATE_SIZE}", str(STATE.size))
     .replace("{SUMMARY_TABLE}", summary_module.__doc__.split("\n\n", 2)[2].strip().replace("``", "`"))
 )

@@ -9,7 +9,7 @@ objects, as in :mod:`ckc_env.evaluation.tournament`). The learner sees its own o
 
 | | |
 |---|---|
-| Observation | the learner's observation vector: Box(float32, (736,)), (850,) with ``belief_features=True``, (964,) with ``belief_features="players"`` (the env card's layout) |
+| Observation | the learner's observation vector: Box(float32, (736,)), (850,) with ``belief_features=True``, (964,) with ``belief_features="players"``, (1078,) with ``"second_order"`` (the env card's layout) |
 | Action | Discrete(40), the action table of the env card; ``action_masks()`` marks the legal ones |
 | Reward | everything the learner earned since its previous decision, including what the game's end brings when another seat's decision ends it: chip values with ``reward="points"``; the share of +1/-1 at the end with ``reward="win"``; with ``reward="margin"``, its chip values minus the mean of the other seats' (over a game: its final points minus the others' mean, a dense signal for beating them rather than for scoring alone) |
 | Episode end | the game's end (``terminated``); never truncated |

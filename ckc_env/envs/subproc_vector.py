@@ -89,11 +89,11 @@ def _worker(connection: Connection, shared: Any, start: int, size: int, kwargs: 
 
 def _observation_width(belief_features: Any) -> int:
     """The observation's length for the shared array (an invalid value is the worker's to refuse)."""
-    from ..observation import LAYOUTS
+    from ..observation import BELIEF_FEATURES, LAYOUTS
     from .vector import ENV_VERSION
 
-    layouts = LAYOUTS[ENV_VERSION]
-    return layouts[belief_features if belief_features in (False, True, "players") else False].size
+    known = any(belief_features is v or (isinstance(v, str) and belief_features == v) for v in BELIEF_FEATURES)
+    return LAYOUTS[ENV_VERSION][belief_features if known else False].size
 
 
 class SubprocVectorEnv(gymnasium.vector.VectorEnv):

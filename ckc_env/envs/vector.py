@@ -10,14 +10,14 @@ through ``ckc_env.training.vec_env.SB3VecEnv``.
 
 | | |
 |---|---|
-| Observation | (num_envs, 736) float32, each slot's learner observation; (num_envs, 850) with ``belief_features=True``, (num_envs, 964) with ``belief_features="players"`` |
+| Observation | (num_envs, 736) float32, each slot's learner observation; (num_envs, 850) with ``belief_features=True``, (num_envs, 964) with ``belief_features="players"``, 1078 with ``"second_order"`` |
 | Action | (num_envs,) of Discrete(40), the env card's action table; ``action_masks()`` is (num_envs, 40) bool |
 | Reward | as the single-agent view: ``"points"``, ``"win"`` or ``"margin"``, everything the learner earned since its previous decision |
 | Episode end | the game's end (``terminations``); never truncated. Autoreset ``SAME_STEP``: the observation returned is the next game's first; the last one is ``infos["final_obs"]`` (``"_final_obs"`` marks the slots), ``infos["final_info"]`` holds ``points``, ``margin`` (points less the mean of the others'), ``win_share``, ``is_winner`` and ``illegal_action`` |
 | Illegal action | ends that slot's game at once with reward ``illegal_penalty`` (default -1), ``final_info["illegal_action"]`` True |
 
 Opponents must have a batched form: the names of ``ckc_env.batch.agents.BATCH_REGISTRY``
-(``random``, ``passive``, ``eager``, ``bayes_v1``, ``bayes_v2``, ``cheater``, with parameters as
+(``random``, ``passive``, ``eager``, ``bayes_v1``, ``bayes_v2``, ``bayes_v3``, ``cheater``, with parameters as
 specs allow) and checkpoints (safe agent files, also those reading the players' posterior; a
 stable-baselines3 zip with ``trust_checkpoint``), which decide with one forward pass of their NumPy
 network per batch. Anything else (an RLlib checkpoint) is refused at construction with the accepted
@@ -25,7 +25,8 @@ players named.
 
 With ``belief_features="players"`` each slot's learner reads the other players' decisions through a
 :class:`~ckc_env.batch.players_posterior.PlayersReader` brought up to date whenever the learner is
-observed, as the scalar table keeps a ``TableReader`` per seat.
+observed, as the scalar table keeps a ``TableReader`` per seat; with ``"second_order"`` also
+through a :class:`~ckc_env.batch.second_order.SecondOrderReader` (bayes_v3's reading).
 
 ``num_players`` is a count or a list of counts: each slot's game is dealt a count drawn uniformly
 from the list at every reset. ``opponents`` is one spec for every other seat, a list of n-1 specs in
@@ -75,7 +76,7 @@ from gymnasium.vector.utils import batch_space
 
 from .. import batch, players
 from ..batch.agents import BatchAgent, seat_keys
-from ..batch.players_posterior import PlayersReader, observed_posterior
+from ..batch.second_order import LayoutReaders
 from ..batch.state import BatchState, stack
 from ..engine.actions import N_ACTIONS
 from ..observation import ENV_VERSION, LAYOUTS
@@ -147,7 +148,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self.illegal_penalty = float(illegal_penalty)
         self.belief_features = belief_features
         self.layout = LAYOUTS[ENV_VERSION][belief_features]
-        self._reader = PlayersReader() if "players_chief" in self.layout.offsets else None
+        self._readers = LayoutReaders(self.layout)
         low_bounds, high_bounds = self.layout.bounds()
         self.single_observation_space = spaces.Box(low=low_bounds, high=high_bounds, dtype=np.float32)
         self.single_action_space = spaces.Discrete(N_ACTIONS)
@@ -420,8 +421,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         keys = seat_keys(self.state.key[slots])
         for player in self._players:
             player.start(slots, keys)
-        if self._reader is not None:
-            self._reader.start(slots)
+        self._readers.start(slots)
 
     def _deal_duplicates(self, slots: np.ndarray) -> None:
         """Queue copies of the deals just dealt in ``slots`` for the reference (``duplicate``); they
@@ -482,10 +482,8 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self._settle(slots, self._pending)
 
     def _observe(self) -> np.ndarray:
-        players = None
-        if self._reader is not None:
-            players = observed_posterior(self.state, np.arange(self.num_envs), self.seat, self._reader)
-        return batch.observe(self.state, seats=self.seat, layout=self.layout, players=players)
+        posteriors = self._readers.posteriors(self.state, np.arange(self.num_envs), self.seat)
+        return batch.observe(self.state, seats=self.seat, layout=self.layout, **posteriors)
 
     def _info(self) -> dict[str, Any]:
         """The seat and player count of every slot's game (with a population, its member), with

@@ -5,20 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import batch
-from ..agents.bayes import BayesParams
 from ..batch.agents import BatchAgent
-from ..batch.players_posterior import PlayersReader, observed_posterior
+from ..batch.second_order import LayoutReaders
 from ..batch.state import BatchState, subset
-from ..observation import PLAYERS_FOLLOW
 from .loading import AgentSource
 
 
 class BatchPolicyAgent(BatchAgent):
     """A checkpoint for batches: one forward pass of its NumPy network over every game it acts in
     (the most probable legal action, or one drawn from the policy with ``deterministic=False``). A
-    checkpoint that reads the players' posterior (``belief_features="players"``) keeps a
-    :class:`~ckc_env.batch.players_posterior.PlayersReader`, brought up to date at its own
-    decisions as the scalar ``PolicyAgent``'s ``TableReader`` is."""
+    checkpoint that reads the players' posterior (``belief_features="players"`` or
+    ``"second_order"``) keeps its readers (:class:`~ckc_env.batch.second_order.LayoutReaders`),
+    brought up to date at its own decisions as the scalar ``PolicyAgent``'s are."""
 
     def __init__(
         self,
@@ -34,22 +32,18 @@ class BatchPolicyAgent(BatchAgent):
         self.network = load_policy(path, trust_checkpoint)
         self.layout = self.network.layout
         self.deterministic = deterministic
-        self.reader: PlayersReader | None = None
-        if "players_chief" in self.layout.offsets:  # reads the table as each game goes, as PolicyAgent does
-            self.reader = PlayersReader(BayesParams(), PLAYERS_FOLLOW)
+        self.readers = LayoutReaders(self.layout)  # reads the table as each game goes, as PolicyAgent does
 
     def start(self, games: np.ndarray, keys: np.ndarray) -> None:
         super().start(games, keys)
-        if self.reader is not None:
-            self.reader.start(games)
+        self.readers.start(games)
 
     def act(self, state: BatchState, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
-        players = None
-        if self.reader is not None:  # on the whole batch: the reader keeps each game's reading by its index
-            players = observed_posterior(state, games, state.pending_seat[games].astype(np.int64), self.reader)
+        # on the whole batch: a reader keeps each game's reading by its index
+        posteriors = self.readers.posteriors(state, games, state.pending_seat[games].astype(np.int64))
         part = subset(state, games)
-        observations = batch.observe(part, layout=self.layout, players=players)
+        observations = batch.observe(part, layout=self.layout, **posteriors)
         legal = batch.legal_action_mask(part).astype(bool)
         logits = self.network.logits(observations).astype(np.float64)  # finite, or an error naming the file
         logits[~legal] = -np.inf

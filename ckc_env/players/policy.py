@@ -23,7 +23,7 @@ from ..agents.base import Agent, sample
 from ..engine.actions import N_ACTIONS
 from ..engine.view import PlayerView
 from ..files import InputError
-from ..observation import LAYOUTS, encoder, layout_by_size
+from ..observation import LAYOUTS, TableReading, encoder, layout_by_size
 from . import agent_file
 from .agent_file import PolicyNetwork
 from .loading import AgentSource, locate, require_trust
@@ -130,11 +130,7 @@ class PolicyAgent(Agent):
         super().reset(seat, config)
         self.reader = None
         if self.layout.offsets.get("players_chief") is not None:  # reads the table as the game goes
-            from ..agents.bayes import BayesParams
-            from ..agents.bayes_v2 import TableReader
-            from ..observation import PLAYERS_FOLLOW
-
-            self.reader = TableReader(seat, BayesParams(), PLAYERS_FOLLOW)
+            self.reader = TableReading(seat)
 
     def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
         vector = observation["observation"]

@@ -7,7 +7,7 @@ and for the training configs that name them.
 | ``learner_seat`` | ``"random"`` or a seat of the smallest count | :func:`learner_seat` |
 | ``opponents`` | one spec for every other seat, a list of n-1 specs in seat order after the learner, or ``{count: spec or list}`` naming every count | :func:`opponents_by_count` |
 | ``reward`` | ``"points"``, ``"win"``, ``"margin"`` | :func:`reward` (``ckc_env.table.rewards``) |
-| ``belief_features`` | ``False``, ``True``, ``"players"`` | :func:`belief_features` |
+| ``belief_features`` | ``False``, ``True``, ``"players"``, ``"second_order"`` | :func:`belief_features` |
 | any other | a field of :class:`~ckc_env.config.GameConfig` | :func:`game_configs` |
 
 Every refusal is a ``ValueError`` that names the option, the value (shortened) and what is accepted.

@@ -20,7 +20,7 @@ from ..engine.state import GameState
 from ..engine.view import PlayerView
 from ..files import short
 from ..layout import Layout
-from ..observation import PLAYERS_FOLLOW, encoder
+from ..observation import TableReading, encoder
 from . import rewards
 
 
@@ -45,10 +45,7 @@ class Table:
         self.game = game = engine.init(self.config, seed=seed, options=options)
         self.views = [PlayerView(game, seat) for seat in range(self.n)]
         if self._players_posterior:
-            from ..agents.bayes import BayesParams
-            from ..agents.bayes_v2 import TableReader
-
-            self._readers = [TableReader(s, BayesParams(), PLAYERS_FOLLOW) for s in range(self.n)]
+            self._readers = [TableReading(s) for s in range(self.n)]
         engine.pop_rewards(game)
         return game
 
