@@ -1,7 +1,8 @@
 """Decisions per second of bayes_v2, scalar (``agents.bayes_v2``) against batched
-(``batch.agents``, on ``batch.players_posterior``), measured in the same run.
+(``batch.agents``, on ``batch.players_posterior``), measured in the same run; with ``--agent
+bayes_v3``, the same for bayes_v3 (``agents.bayes_v3`` against ``batch.second_order``).
 
-bayes_v2 sits at seat 0 of a table of bayes_v1 players for whole seeded games; only seat 0's
+The player sits at seat 0 of a table of bayes_v1 players for whole seeded games; only seat 0's
 decisions are timed (every decision it takes: windows, forced accusations, and clue faces or Cafe
 Adler swaps where the rules ask them). The scalar player decides one game at a time; the batched
 one decides for all the games of a batch where it is to act in one call. Each figure is the median
@@ -10,6 +11,7 @@ the ratio of the medians of the same run. Busy machines give noisy figures: comp
 
     python benchmarks/bench_players_posterior.py                      # 3-5 players, B = 256, 1024, 4096
     python benchmarks/bench_players_posterior.py --players 5 --batch 1024 --repeats 5 --json out.json
+    python benchmarks/bench_players_posterior.py --agent bayes_v3 --batch 1024
 """
 
 from __future__ import annotations
@@ -29,15 +31,13 @@ from ckc_env.engine.view import PlayerView
 from ckc_env.seeding import derive_seed
 
 
-def scalar_rate(n: int, games: int, seed: int) -> tuple[float, int]:
-    """bayes_v2's decisions per second at seat 0 of ``games`` scalar games, and the decisions timed."""
+def scalar_rate(n: int, games: int, seed: int, name: str = "bayes_v2") -> tuple[float, int]:
+    """The player's decisions per second at seat 0 of ``games`` scalar games, and the decisions timed."""
     config = GameConfig(num_players=n)
     spent, decisions = 0.0, 0
     for g in range(games):
         game = engine.init(config, seed=derive_seed(seed, "game", g))
-        agents = [
-            make_agent("bayes_v2" if s == 0 else "bayes_v1", seed=derive_seed(seed, "agent", g, s)) for s in range(n)
-        ]
+        agents = [make_agent(name if s == 0 else "bayes_v1", seed=derive_seed(seed, "agent", g, s)) for s in range(n)]
         for s, agent in enumerate(agents):
             agent.reset(s, config)
         while not game.game_over:
@@ -54,13 +54,11 @@ def scalar_rate(n: int, games: int, seed: int) -> tuple[float, int]:
     return decisions / spent, decisions
 
 
-def batched_rate(n: int, size: int, seed: int) -> tuple[float, int]:
-    """Batched bayes_v2's decisions per second at seat 0 of ``size`` games played at once, and the
+def batched_rate(n: int, size: int, seed: int, name: str = "bayes_v2") -> tuple[float, int]:
+    """The batched player's decisions per second at seat 0 of ``size`` games played at once, and the
     decisions timed."""
     state = batch.init(GameConfig(num_players=n), batch_size=size, seed=seed)
-    lineup = [
-        make_batch_agent("bayes_v2" if s == 0 else "bayes_v1", seed=derive_seed(seed, "agent", s)) for s in range(n)
-    ]
+    lineup = [make_batch_agent(name if s == 0 else "bayes_v1", seed=derive_seed(seed, "agent", s)) for s in range(n)]
     spent, decisions = 0.0, 0
     while not state.game_over.all():
         actions = np.zeros(size, dtype=np.int64)
@@ -82,6 +80,7 @@ def batched_rate(n: int, size: int, seed: int) -> tuple[float, int]:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--agent", choices=["bayes_v2", "bayes_v3"], default="bayes_v2", help="the player timed")
     parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 5], help="player counts (default 3 4 5)")
     parser.add_argument("--batch", type=int, nargs="+", default=[256, 1024, 4096], help="batch sizes")
     parser.add_argument("--games", type=int, default=20, help="scalar games per repeat and count (default 20)")
@@ -96,17 +95,22 @@ def main(argv: list[str] | None = None) -> dict:
             parser.error(f"--{flag} must be a positive integer, got {getattr(args, flag)}")
     if min(args.batch) < 1:
         parser.error(f"--batch sizes must be positive, got {args.batch}")
-    scalar_rate(5, 2, args.seed)  # warm-up: imports, caches
-    batched_rate(5, 64, args.seed)
+    scalar_rate(5, 2, args.seed, args.agent)  # warm-up: imports, caches
+    batched_rate(5, 64, args.seed, args.agent)
     results: dict[str, dict[str, float]] = {}
     print(f"{'players':>7} {'engine':>14} {'decisions/s':>12} {'decisions':>10} {'speed-up':>9}")
     for n in args.players:
-        runs = [scalar_rate(n, args.games, derive_seed(args.seed, "scalar", n, r)) for r in range(args.repeats)]
+        runs = [
+            scalar_rate(n, args.games, derive_seed(args.seed, "scalar", n, r), args.agent) for r in range(args.repeats)
+        ]
         scalar = statistics.median(rate for rate, _ in runs)
         results[f"{n}p"] = {"scalar": scalar}
         print(f"{n:>7} {'scalar':>14} {scalar:12.0f} {runs[0][1]:10d} {1.0:9.2f}", flush=True)
         for size in args.batch:
-            runs = [batched_rate(n, size, derive_seed(args.seed, "batch", n, size, r)) for r in range(args.repeats)]
+            runs = [
+                batched_rate(n, size, derive_seed(args.seed, "batch", n, size, r), args.agent)
+                for r in range(args.repeats)
+            ]
             rate = statistics.median(rate for rate, _ in runs)
             results[f"{n}p"][f"batched_{size}"] = rate
             print(f"{n:>7} {f'batched B={size}':>14} {rate:12.0f} {runs[0][1]:10d} {rate / scalar:9.2f}", flush=True)
