@@ -129,15 +129,17 @@ class SecondOrderReader(PlayersReader):
             p = pair[accusation]
             self.accused[games[p], seats[p], position[accusation]] = logs[accusation]
             # passes: add window by window, as the scalar reader adds them (each seat at most once a window)
-            passes = np.zeros((len(games), MAX_DECK + 1, SEATS, N_CLUES))
-            passes[pair[~accusation], card[~accusation], seat[~accusation]] = logs[~accusation]
             start = read[:, _WINDOWS]
             end = np.maximum(last_window, start)
-            for w in range(int(start.min()) + 1, int(end.max()) + 1):
-                now = np.flatnonzero((start < w) & (w <= end))
-                if len(now):
-                    g, s = games[now], seats[now]
-                    self.prefix[g, s, w] = self.prefix[g, s, w - 1] + passes[now, w]
+            span = int((end - start).max())
+            passes = np.zeros((len(games), span, SEATS, N_CLUES))  # windows start+1 .. end of each pair
+            p, k = pair[~accusation], card[~accusation]
+            passes[p, k - start[p] - 1, seat[~accusation]] = logs[~accusation]
+            for step in range(span):
+                now = np.flatnonzero(start + step < end)
+                w = start[now] + step + 1
+                g, s = games[now], seats[now]
+                self.prefix[g, s, w] = self.prefix[g, s, w - 1] + passes[now, step]
             read[:, _WINDOWS] = end
         read[:, _ACCUSATIONS] = state.accusation_count[games]
         self.first[games, seats] = read
