@@ -218,6 +218,7 @@ CASES = [
         (3, {"window_order": "clockwise_after_drawer"}),
         (4, {"belief_features": "players"}),
         (5, {"belief_features": True, "stasi": True}),
+        (6, {"belief_features": "second_order", "stasi": True}),
     ]
 ] + [
     pytest.param(n, mode, seed, cfg, id=f"n{n}-{mode}-{seed}")
@@ -228,6 +229,7 @@ CASES = [
         (11, {"stasi": True}),
         (12, {"cafe_adler": True, "window_order": "clockwise_from_drawer"}),
         (13, {"belief_features": "players", "stasi": True}),
+        (14, {"belief_features": "second_order"}),
     ]
 ]
 

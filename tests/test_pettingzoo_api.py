@@ -130,7 +130,7 @@ def test_seed_test(cfg):
     seed_test(lambda: ckc_env.env(**cfg), num_cycles=500)
 
 
-@pytest.mark.parametrize("features", [True, "players"])
+@pytest.mark.parametrize("features", [True, "players", "second_order"])
 @pytest.mark.parametrize("n", [3, 5])
 def test_api_and_seed_tests_with_belief_features(features, n):
     cfg = {"num_players": n, "stasi": True, "belief_features": features}
