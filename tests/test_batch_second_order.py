@@ -208,3 +208,25 @@ def test_the_second_order_layout_is_the_same_on_both_engines(name):
                 assert _same(fresh[g], encode_observation(game, int(seats[g]), LAYOUT)), g
                 seen["observed afresh"] += 1
     assert seen["observed"] > 400 and seen["observed afresh"] > 100 and seen["differs"] > 20, dict(seen)
+
+
+def test_the_vector_environments_serve_the_second_order_layout():
+
+    from ckc_env.envs.subproc_vector import SubprocVectorEnv
+    from ckc_env.envs.vector import CheckpointCharlieVectorEnv
+
+    env = CheckpointCharlieVectorEnv(6, num_players=[3, 5], opponents="bayes_v3", belief_features="second_order")
+    observations, _ = env.reset(seed=0)
+    assert observations.shape == (6, LAYOUT.size) and env.single_observation_space.shape == (LAYOUT.size,)
+    rng = np.random.default_rng(0)
+    o = LAYOUT.offsets
+    for _ in range(12):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        observations, _, _, _, _ = env.step(actions)
+        chief = observations[:, o["second_order_chief"] : o["second_order_chief"] + 32].sum(1)
+        assert np.allclose(chief, 1.0, atol=1e-5) and env.single_observation_space.contains(observations[0])
+    env.close()
+    subproc = SubprocVectorEnv(4, workers=2, num_players=4, opponents="bayes_v2", belief_features="second_order")
+    observations, _ = subproc.reset(seed=0)
+    assert observations.shape == (4, LAYOUT.size)
+    subproc.close()
