@@ -211,7 +211,6 @@ def test_the_second_order_layout_is_the_same_on_both_engines(name):
 
 
 def test_the_vector_environments_serve_the_second_order_layout():
-
     from ckc_env.envs.subproc_vector import SubprocVectorEnv
     from ckc_env.envs.vector import CheckpointCharlieVectorEnv
 
