@@ -108,15 +108,17 @@ class SecondOrderReader(PlayersReader):
         before the last card drawn, and every accusation."""
         read = self.first[games, seats]
         key = state.key[games].view(np.int64)
+        last_window = state.deck_pos[games].astype(np.int64) - 1
         stale = (
             (read[:, _ROUND] != state.round_index[games])
             | (read[:, _KEY] != key)
+            | (read[:, _WINDOWS] > np.maximum(last_window, 0))
             | (read[:, _ACCUSATIONS] > state.accusation_count[games])
         )
-        if stale.any():
-            read[stale] = np.stack([key[stale], state.round_index[games[stale]], 0 * key[stale], 0 * key[stale]], 1)
+        if stale.any():  # a new round (or game): nothing read yet
+            zero = np.zeros(int(stale.sum()), dtype=np.int64)
+            read[stale] = np.stack([key[stale], state.round_index[games[stale]], zero, zero], 1)
             self.prefix[games[stale], seats[stale], 0] = 0.0
-        last_window = state.deck_pos[games].astype(np.int64) - 1
         found = decisions(state, games, np.full(len(games), -1), read[:, _WINDOWS], read[:, _ACCUSATIONS], last_window)
         if found is not None:
             tables, items = found
