@@ -112,16 +112,17 @@ def _reading(lock: Lockstep, seat: int) -> np.ndarray:
 
 
 class ScalarReaders:
-    """A scalar ``TableReader`` per slot and seat, new with each game (as an agent gets one per game)."""
+    """A scalar reader per slot and seat, new with each game (as an agent gets one per game):
+    ``TableReader(seat, params, follow)``, or ``make(seat)`` if given."""
 
-    def __init__(self, params: BayesParams, follow: float) -> None:
-        self.params, self.follow = params, follow
-        self.readers: dict[tuple[int, int], tuple[object, TableReader]] = {}
+    def __init__(self, params: BayesParams | None = None, follow: float | None = None, make=None) -> None:
+        self.make = make if make is not None else (lambda seat: TableReader(seat, params, follow))
+        self.readers: dict[tuple[int, int], tuple[object, object]] = {}
 
-    def __call__(self, slot: int, game, seat: int) -> TableReader:
+    def __call__(self, slot: int, game, seat: int):
         entry = self.readers.get((slot, seat))
         if entry is None or entry[0] is not game:
-            entry = self.readers[slot, seat] = (game, TableReader(seat, self.params, self.follow))
+            entry = self.readers[slot, seat] = (game, self.make(seat))
         return entry[1]
 
 

@@ -20,7 +20,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from test_batch_players_posterior import CONFIGS, SEATS, _reading, _same, positions
+from test_batch_players_posterior import CONFIGS, SEATS, ScalarReaders, _reading, _same, positions
 
 from ckc_env import batch, engine
 from ckc_env.agents import make_agent
@@ -41,18 +41,9 @@ from ckc_env.observation import OBSERVATION_WITH_SECOND_ORDER, TableReading, enc
 LAYOUT = OBSERVATION_WITH_SECOND_ORDER
 
 
-class ScalarReaders:
+def scalar_readers() -> ScalarReaders:
     """A scalar ``SecondOrderReader`` per slot and seat, new with each game."""
-
-    def __init__(self, params: BayesV3Params) -> None:
-        self.params = params
-        self.readers: dict[tuple[int, int], tuple[object, ScalarSecondOrderReader]] = {}
-
-    def __call__(self, slot: int, game, seat: int) -> ScalarSecondOrderReader:
-        entry = self.readers.get((slot, seat))
-        if entry is None or entry[0] is not game:
-            entry = self.readers[slot, seat] = (game, ScalarSecondOrderReader(seat, self.params))
-        return entry[1]
+    return ScalarReaders(make=lambda seat: ScalarSecondOrderReader(seat, BayesV3Params()))
 
 
 def _compare(lock, kept: SecondOrderReader, scalar: ScalarReaders, fresh: bool, seen: Counter) -> None:
@@ -89,7 +80,7 @@ def _compare(lock, kept: SecondOrderReader, scalar: ScalarReaders, fresh: bool, 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_batched_second_order_readers_equal_the_scalar_ones(name):
     kept = SecondOrderReader()
-    scalar = ScalarReaders(BayesV3Params())
+    scalar = scalar_readers()
     seen = Counter()
     for step, (lock, _) in enumerate(positions(CONFIGS[name], games=6, steps=100, seed=3, hold_back=0.8)):
         _compare(lock, kept, scalar, fresh=step % 4 == 0, seen=seen)
@@ -101,7 +92,7 @@ def test_a_kept_second_order_reading_follows_the_scalar_reader_through_the_force
     seen = Counter()
     for n in (3, 5):
         kept = SecondOrderReader()
-        scalar = ScalarReaders(BayesV3Params())
+        scalar = scalar_readers()
         for lock, _ in positions(GameConfig(num_players=n), games=4, steps=140, seed=n, hold_back=1.0):
             _compare(lock, kept, scalar, fresh=lock.state.phase.max() >= FORCED, seen=seen)
     assert seen["forced"] > 20, dict(seen)

@@ -167,6 +167,7 @@ def observe(
     out: np.ndarray | None = None,
     players: BatchBeliefs | None = None,
     second_order: BatchBeliefs | None = None,
+    exact: BatchBeliefs | None = None,
 ) -> np.ndarray:
     """(B, layout.size) float32: the observation of ``seats[b]`` in game b (default: the seat to act,
     seat 0 where the game is over), as ``ckc_env.observation.encode_observation`` writes it; into
@@ -177,7 +178,8 @@ def observe(
     gives those pieces (``players_posterior.observed_posterior`` of these games and seats, e.g. from
     a reader kept across steps, as the scalar ``Table`` keeps one per seat); likewise the layout with
     the second-order posterior (``OBSERVATION_WITH_SECOND_ORDER``) and ``second_order``, from a
-    ``second_order.SecondOrderReader``."""
+    ``second_order.SecondOrderReader``. ``exact``: the exact posterior of these games and seats, if
+    already computed (``second_order.LayoutReaders.posteriors`` gives it with the others)."""
     if seats is None:
         seats = np.where(state.pending_kind >= 0, state.pending_seat, 0)
     seats = np.asarray(seats, dtype=np.int64)
@@ -201,7 +203,7 @@ def observe(
         counts = np.bitwise_count(hidden[:, None] & state.rules.adler_colour_bits)
         out[:, o["own_hidden_adler"] : o["own_hidden_adler"] + 3] = counts / 2
     if "belief_chief" in o:
-        b = seat_beliefs(state, games, seats)
+        b = exact if exact is not None else seat_beliefs(state, games, seats)
         _write_posterior(out, o, "belief", b, absolute)
         if "players_chief" in o:
             if players is None:

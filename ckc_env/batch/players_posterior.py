@@ -68,15 +68,21 @@ _CLUE_RANGE = np.arange(N_CLUES)
 
 
 @cache
-def factor_limbs(follow: float) -> tuple[np.ndarray, int]:
-    """The factors ``log(follow * hit + (1 - follow) / legal)`` as the scalar reader computes them
-    (index ``legal + (MAX_LEGAL + 1) * hit``), each as exact integer limbs of ``2 ** -scale``:
-    (68, K) int64 (the top limb signed) and ``scale``."""
-    values = [0.0] * (2 * (MAX_LEGAL + 1))
+def factor_logs(follow: float) -> np.ndarray:
+    """(68,) the factors ``log(follow * hit + (1 - follow) / legal)`` at ``legal + (MAX_LEGAL + 1) * hit``:
+    the scalar reader's ``math.log`` of the same expression."""
+    logs = np.zeros(2 * (MAX_LEGAL + 1))
     for hit in (False, True):
         for legal in range(1, MAX_LEGAL + 1):
-            values[legal + (MAX_LEGAL + 1) * hit] = math.log(follow * hit + (1 - follow) / legal)
-    exact = [Fraction(v) for v in values]
+            logs[legal + (MAX_LEGAL + 1) * hit] = math.log(follow * hit + (1 - follow) / legal)
+    return logs
+
+
+@cache
+def factor_limbs(follow: float) -> tuple[np.ndarray, int]:
+    """The factors of :func:`factor_logs`, each as exact integer limbs of ``2 ** -scale``: (68, K)
+    int64 (the top limb signed) and ``scale``."""
+    exact = [Fraction(v) for v in factor_logs(follow).tolist()]
     scale = max(f.denominator.bit_length() - 1 for f in exact)
     integers = [int(f * (1 << scale)) for f in exact]
     # a pair sums per seat and clue at most one factor per window and one per accusation (< 40): 7 bits spare
@@ -283,11 +289,13 @@ def decisions(
     windows: np.ndarray,
     accusations: np.ndarray,
     last_window: np.ndarray | None = None,
+    tables: Tables | None = None,
 ) -> tuple[Tables, dict[str, np.ndarray]] | None:
     """The decisions on record after ``windows`` closed windows and ``accusations`` accusations of
     each pair, other than the pair's seat's own (``seats[i] = -1``: every seat's), as items: the
     passes of each window closed (up to ``last_window`` if given), then the accusations, each on the
-    table as it lay then (``bayes_v2.decisions_since``). None when there are none."""
+    table as it lay then (``bayes_v2.decisions_since``), with ``tables`` of these games if already
+    built. None when there are none."""
     k = len(games)
     closed = state.deck_pos[games].astype(np.int64) - (state.phase[games] < FORCED)
     if last_window is not None:
@@ -297,7 +305,7 @@ def decisions(
     new_accusations = made - accusations
     if not (new_windows.sum() + new_accusations.sum()):
         return None
-    tables = Tables(state, games)
+    tables = tables if tables is not None else Tables(state, games)
     n = state.n[games].astype(np.int64)
     acc_seat = state.accusation_seat[games].astype(np.int64)  # (k, 4)
     acc_cat = state.accusation_cat[games].astype(np.int64)
@@ -693,6 +701,7 @@ def observed_posterior(
 __all__ = [
     "PlayersReader",
     "factor_limbs",
+    "factor_logs",
     "observed_posterior",
     "players_beliefs",
     "round_sums",

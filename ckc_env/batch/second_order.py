@@ -27,26 +27,22 @@ kept per pair, not per game.
 
 from __future__ import annotations
 
-import math
-from functools import cache
-
 import numpy as np
 
 from ..agents.bayes import BayesParams
 from ..engine.cards import N_CLUES, N_FEATURES
 from ..observation import PLAYERS_FOLLOW
 from .beliefs import ALL_CLUES, seat_beliefs
-from .chip_values import expected_chip_values
 from .players_posterior import (
     _CLUE_FEATURE_BIT,
     _FREE_CLUES,
-    MAX_LEGAL,
     PlayersReader,
     Tables,
     add_factors,
     choose,
     decisions,
     factor_kinds,
+    factor_logs,
     hypotheses,
     observed_posterior,
     predictions,
@@ -56,17 +52,6 @@ from .state import MAX_ACCUSATIONS, MAX_DECK, SEAT_RANGE, SEATS, BatchState
 
 _KEY, _ROUND, _WINDOWS, _ACCUSATIONS = range(4)
 _CLUE_RANGE = np.arange(N_CLUES)
-
-
-@cache
-def factor_logs(follow: float) -> np.ndarray:
-    """(68,) ``log(follow * hit + (1 - follow) / legal)`` at ``legal + (MAX_LEGAL + 1) * hit``: the
-    scalar reader's ``math.log`` of the same expression."""
-    logs = np.zeros(2 * (MAX_LEGAL + 1))
-    for hit in (False, True):
-        for legal in range(1, MAX_LEGAL + 1):
-            logs[legal + (MAX_LEGAL + 1) * hit] = math.log(follow * hit + (1 - follow) / legal)
-    return logs
 
 
 class SecondOrderReader(PlayersReader):
@@ -103,7 +88,9 @@ class SecondOrderReader(PlayersReader):
             self.prefix = np.concatenate([self.prefix, np.zeros((size - have, *self.prefix.shape[1:]))])
             self.accused = np.concatenate([self.accused, np.zeros((size - have, *self.accused.shape[1:]))])
 
-    def _read_first(self, state: BatchState, games: np.ndarray, seats: np.ndarray, values: np.ndarray) -> None:
+    def _read_first(
+        self, state: BatchState, games: np.ndarray, seats: np.ndarray, values: np.ndarray, tables: Tables
+    ) -> None:
         """Bring the first-order readings of the pairs up to date: every seat's passes in the windows
         before the last card drawn, and every accusation."""
         read = self.first[games, seats]
@@ -119,7 +106,8 @@ class SecondOrderReader(PlayersReader):
             zero = np.zeros(int(stale.sum()), dtype=np.int64)
             read[stale] = np.stack([key[stale], state.round_index[games[stale]], zero, zero], 1)
             self.prefix[games[stale], seats[stale], 0] = 0.0
-        found = decisions(state, games, np.full(len(games), -1), read[:, _WINDOWS], read[:, _ACCUSATIONS], last_window)
+        everyone = np.full(len(games), -1)
+        found = decisions(state, games, everyone, read[:, _WINDOWS], read[:, _ACCUSATIONS], last_window, tables)
         if found is not None:
             tables, items = found
             hyp = hypotheses(state, games, tables, items)
@@ -158,7 +146,7 @@ class SecondOrderReader(PlayersReader):
     ) -> np.ndarray:
         """Add the factor of each item's action under each clue its decider may have held then, the
         decider read as bayes_v2 (``SecondOrderReader._weigh``); returns the flat entries added to."""
-        self._read_first(state, games, seats, values)
+        self._read_first(state, games, seats, values, tables)
         found = hypotheses(state, games, tables, items)
         pair, card, seat, position = items["pair"], items["card"], items["seat"], items["position"]
         g, s = games[pair], seats[pair]
@@ -223,9 +211,11 @@ class LayoutReaders:
 
     def posteriors(self, state: BatchState, games: np.ndarray, seats: np.ndarray) -> dict[str, object]:
         """``batch.observe``'s ``players`` and ``second_order`` arguments for ``seats`` in ``games``,
-        the readers brought up to date."""
-        exact = seat_beliefs(state, games, seats) if self else None
-        out = {}
+        the readers brought up to date, and the ``exact`` posterior they start from."""
+        if not self:
+            return {}
+        exact = seat_beliefs(state, games, seats)
+        out = {"exact": exact}
         if self.players is not None:
             out["players"] = observed_posterior(state, games, seats, self.players, exact)
         if self.second_order is not None:
@@ -233,20 +223,4 @@ class LayoutReaders:
         return out
 
 
-def second_order_beliefs(
-    state: BatchState,
-    games: np.ndarray,
-    seats: np.ndarray,
-    params: BayesParams | None = None,
-    follow: float = PLAYERS_FOLLOW,
-    inner_follow: float = PLAYERS_FOLLOW,
-):
-    """The second-order weighted posterior of each pair read afresh (a new scalar
-    ``SecondOrderReader`` per pair), with the seats' own chip values."""
-    games = np.asarray(games, dtype=np.int64)
-    seats = np.asarray(seats, dtype=np.int64)
-    values = expected_chip_values(state, games, seats)
-    return SecondOrderReader(params, follow, inner_follow).beliefs(state, games, seats, values)
-
-
-__all__ = ["LayoutReaders", "SecondOrderReader", "factor_logs", "second_order_beliefs"]
+__all__ = ["LayoutReaders", "SecondOrderReader"]
