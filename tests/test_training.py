@@ -390,6 +390,52 @@ def test_paired_differences_by_player_count(tmp_path):
     assert paired["difference"] == pytest.approx(pooled)
 
 
+def test_held_out_deals_are_other_deals_paired_with_the_start_and_survive_a_resume(tmp_path):
+    """eval.held_out plays the first table again on other deals, which the pick of the best model
+    never sees: each entry records the learner's win rate there and its paired difference from the
+    start's (per count too), the best model is still picked on the evaluation deals, and a resumed
+    run goes on pairing with the start's held-out games."""
+    config = tmp_path / "held.yaml"
+    config.write_text(
+        TINY.replace("{num_players: 3}", "{num_players: [3, 4]}").replace(
+            "opponents: {vs_random: [random]}}", "opponents: {vs_random: [random]}, held_out: 20}"
+        )
+    )
+    run = train.main([str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    history = json.loads((run / "evaluations.json").read_text())
+    assert [e["timesteps"] for e in history] == [0, 128, 256]
+    start = history[0]["held_out"]
+    assert "vs_start" not in start and start["table"] == "vs_random"
+    assert set(start["by_count"]) == {"3", "4"} and all(c["games"] >= 20 for c in start["by_count"].values())
+    assert start["seed"] != history[0]["seed"]
+    wins = json.loads((run / "start_held_out.json").read_text())["wins"]
+    evaluation = json.loads((run / "start_games.json").read_text())["wins"]
+    assert len(wins) == start["games"] and wins != evaluation[: len(wins)]
+    for entry in history[1:]:
+        held = entry["held_out"]
+        assert held["vs_start"]["difference"] == pytest.approx(pooled(held) - pooled(start))
+        for n, paired in held["vs_start"]["by_count"].items():
+            rates = held["by_count"][n]["win_rate"], start["by_count"][n]["win_rate"]
+            assert paired["difference"] == pytest.approx(rates[0] - rates[1])
+    summary = json.loads((run / "summary.json").read_text())
+    picked = max(history, key=lambda e: e["results"]["vs_random"]["win_rate"])
+    assert summary["best"]["timesteps"] == picked["timesteps"] and "held_out" in summary["best"]
+    train.main(["--resume", str(run), "--total-timesteps", "384", "--no-progress"])
+    history = json.loads((run / "evaluations.json").read_text())
+    assert history[-1]["timesteps"] == 384 and history[-1]["held_out"]["vs_start"]["timesteps"] == 0
+
+
+def pooled(result):
+    """A several-count result's win rate over all its games (its ``win_rate`` is the counts' mean)."""
+    counts = result["by_count"].values()
+    return sum(c["win_rate"] * c["games"] for c in counts) / sum(c["games"] for c in counts)
+
+
+def test_held_out_must_be_a_count():
+    with pytest.raises(ValueError, match=r"eval\.held_out"):
+        parse_config({"eval": {"held_out": -5}})
+
+
 def test_a_critic_warmup_trains_the_critic_alone_and_a_resume_keeps_the_start(tmp_path):
     """finetune.critic_warmup freezes the policy's own weights: after it, the action head is the
     cloned one (start_policy.safetensors), the value network has moved; a resumed run reads the start

@@ -24,6 +24,7 @@ pretrain: {teacher: bayes_v1, decisions: 300_000, epochs: 20}   # behaviour clon
 ppo: {learning_rate: 0.0003, n_steps: 2048, ...}      # exactly MaskablePPO's argument names
 policy: {net_arch: [256, 256]}                        # MlpPolicy's policy_kwargs
 eval: {every: 25_000, games: 2000, opponents: {vs_bayes: [bayes_v1, ...], vs_random: [random, ...]}}
+                                                      # held_out: 2000: the first table also on other deals
 vector: {num_envs: 1024, threads: 1, workers: 1}     # the batched engine: num_envs games stepped at once
 finetune: {critic_warmup: 100_000, kl_to_start: 1.0, kl_decay: 1_000_000}   # keeping a cloned policy
                                                       # (training/finetune.py; all off by default)
@@ -53,6 +54,12 @@ independent tournaments (in the from-scratch run against four bayes_v1, 2000 gam
 +-0.018 between consecutive evaluations, where two independent tournaments give +-0.025 near a win
 rate of 0.2; the closer two models play, the narrower). 2000 games (the default) take seconds on the
 batched engine.
+
+The best model is the one with the highest win rate on those deals, so its figure there is the
+largest of several noisy ones and overstates it (a run whose every model plays alike still shows a
+"best" above its start). ``held_out: N`` plays the first table also on N other deals per count,
+which the pick never looks at: each entry's ``held_out`` holds that win rate and its difference
+from the start's on the same held-out deals, and the pick's held-out figure is an honest estimate.
 
 ``vector`` trains on :class:`ckc_env.envs.vector.CheckpointCharlieVectorEnv` (opponents and a pretraining
 teacher then need a batched form; ``n_envs`` must stay 1, and ``ppo.n_steps`` counts steps per game
@@ -284,6 +291,9 @@ class Evaluation:
         default_factory=lambda: {"vs_bayes_v1": ["bayes_v1"], "vs_random": ["random"]}
     )
     """name -> opponents for the other seats (one spec for all, or n-1 specs)."""
+    held_out: int = 0
+    """Games per count on a second deal set, the first table only; the best model is picked on the
+    first set alone, so the held-out figure of the pick carries none of the pick's luck (0: none)."""
 
 
 @dataclass(frozen=True)
@@ -506,6 +516,8 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         for key in ("every", "games"):
             if key in section:
                 eval_kwargs[key] = count(f"eval.{key}", section[key])
+        if "held_out" in section:
+            eval_kwargs["held_out"] = count("eval.held_out", section["held_out"], low=0)
         if "opponents" in section:
             tables = section["opponents"]
             if not isinstance(tables, dict) or not tables:

@@ -18,7 +18,8 @@ from (``best_model.zip``), ``evaluations.json`` (the evaluation history: every e
 same deals with the learner in the same seats, so each entry's ``vs_start`` and ``vs_best`` are its paired
 differences from the run's first model (the initial or cloned policy) and from the best model so
 far, with the interval of duplicate play; ``start_games.json`` and ``best_games.json`` hold those
-models' per-game results), ``tensorboard/`` (SB3's
+models' per-game results; with ``eval.held_out``, each entry's ``held_out`` is the first table on
+deals the pick never sees, paired with the start's there, ``start_held_out.json``), ``tensorboard/`` (SB3's
 ``rollout/``, ``train/`` and ``time/`` tags, and ``eval/`` for the evaluations) and, with
 self-play, ``snapshots/`` (safe files only).
 
@@ -36,6 +37,7 @@ import shlex
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,15 +128,17 @@ def evaluate(
     seed: int,
     trust_checkpoint: bool = False,
     per_game: dict[str, list[float]] | None = None,
+    tables: Sequence[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """The learner (a safe agent file) against each evaluation table (tournaments in balanced
     seatings, on the batched engine when every player has a batched form). With several player
     counts each table is played at every count: its entry holds ``by_count`` and the mean over the
     counts (``win_rate``, ``points``, ``chief_rate``). ``per_game``, when given, receives each
     table's per-game wins of the learner (the counts one after the other): every evaluation of a run
-    plays the same deals with the learner in the same seats, so two models' lists pair game by game."""
+    plays the same deals with the learner in the same seats, so two models' lists pair game by game.
+    ``tables`` names the tables to play (default all)."""
     out: dict[str, dict[str, Any]] = {}
-    for name in config.eval.opponents:
+    for name in config.eval.opponents if tables is None else tables:
         by_count = {}
         wins: list[float] = []
         for n in config.player_counts:
@@ -372,6 +376,7 @@ def build_callback(
             self.best = max((h["results"][first_table(config)]["win_rate"] for h in history), default=-1.0)
             self.best_games = load_best_games(run_dir, history, config)
             self.start_games = load_games(run_dir / "start_games.json", history[0] if history else None, config)
+            self.start_held_out = load_games(run_dir / "start_held_out.json", history[0] if history else None, config)
 
         def _on_training_start(self) -> None:
             every = config.self_play.snapshot_every  # a resumed run goes on from the step it was saved at
@@ -417,6 +422,8 @@ def build_callback(
                         entry[key]["by_count"] = paired_by_count(
                             games[table], earlier["wins"], results[table]["by_count"]
                         )
+            if config.eval.held_out:
+                entry["held_out"] = self.held_out(path, table)
             if not history:  # the run's first model: the initial (or cloned) policy
                 self.start_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
                 (run_dir / "start_games.json").write_text(json.dumps(self.start_games))
@@ -427,6 +434,12 @@ def build_callback(
                 + (f" [{r['win_ci95'][0]:.3f}, {r['win_ci95'][1]:.3f}]" if "win_ci95" in r else "")
                 for name, r in results.items()
             )
+            if "held_out" in entry:
+                held = entry["held_out"]
+                figures += f"; held-out deals {held['win_rate']:.3f}"
+                if "vs_start" in held:
+                    low, high = held["vs_start"]["ci95"]
+                    figures += f" (against the start {held['vs_start']['difference']:+.3f} [{low:+.3f}, {high:+.3f}])"
             for key, what in (("vs_start", "the start"), ("vs_best", "the best so far")):
                 if key in entry:
                     paired = entry[key]
@@ -460,6 +473,30 @@ def build_callback(
                 (run_dir / "best_games.json").write_text(json.dumps(self.best_games))
                 record = evaluation_record(config, history, self.num_timesteps)
                 save_model(self.model, run_dir / "best_model", config, record)
+
+        def held_out(self, path: Path, table: str) -> dict[str, Any]:
+            """The first table on ``eval.held_out`` other deals per count, which the pick of the best
+            model never sees, paired with the start's games there (``start_held_out.json``)."""
+            seed = derive_seed(config.seed, "held_out")
+            games: dict[str, list[float]] = {}
+            result = evaluate(
+                path, config, config.eval.held_out, seed, trust_checkpoint, per_game=games, tables=[table]
+            )
+            held = {"table": table, "seed": seed, **result[table]}
+            wins = games[table]
+            if not history:
+                self.start_held_out = {"timesteps": self.num_timesteps, "table": table, "wins": wins}
+                (run_dir / "start_held_out.json").write_text(json.dumps(self.start_held_out))
+            elif self.start_held_out is not None and len(self.start_held_out["wins"]) == len(wins):
+                held["vs_start"] = {
+                    "timesteps": self.start_held_out["timesteps"],
+                    **paired_difference(wins, self.start_held_out["wins"]),
+                }
+                if "by_count" in result[table]:
+                    held["vs_start"]["by_count"] = paired_by_count(
+                        wins, self.start_held_out["wins"], result[table]["by_count"]
+                    )
+            return held
 
     return EvalAndSnapshot()
 
