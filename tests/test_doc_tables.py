@@ -100,6 +100,8 @@ def test_an_evaluator_table_is_what_the_evaluator_prints():
     from ckc_env.evaluation.tournament import round_robin, run_tournament
 
     lineup = run_tournament(["random", "passive", "eager"], games=6, seed=1, workers=1)
-    assert lineup.table().endswith(markdown_table(json.loads(json.dumps(lineup.to_json()))))
+    table, lead = lineup.table().split("\n\nfirst: ")  # the table, then the first place's lead
+    assert table.endswith(markdown_table(json.loads(json.dumps(lineup.to_json()))))
+    assert lead.startswith(lineup.lead()["first"])
     ranking = round_robin(["random", "passive", "eager", "bayes_v1"], 3, games=8, seed=1, workers=1)
     assert ranking.ranking().endswith(markdown_table(json.loads(json.dumps(ranking.to_json()))))

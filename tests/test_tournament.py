@@ -189,6 +189,22 @@ def test_result_statistics_come_from_the_per_game_values():
     assert players[0]["win"]["ci95"] == [result.stats()[0]["win"].low, result.stats()[0]["win"].high]
 
 
+def test_the_lead_is_the_first_places_paired_margin_over_the_second():
+    """A table's result says whether its first place is clear: the leader's win rate less the
+    runner-up's, over the same games, with the interval of the per-game differences."""
+    result = run_tournament(["cheater", "random", "random"], games=300, seed=3, engine="batched")
+    lead = result.to_json()["lead"]
+    rates = [s["win"].mean for s in result.stats()]
+    order = sorted(range(3), key=lambda k: -rates[k])
+    assert (lead["first"], lead["second"]) == (result.labels[order[0]], result.labels[order[1]])
+    assert lead["first"] == "cheater"
+    assert lead["difference"] == pytest.approx(rates[order[0]] - rates[order[1]])
+    assert 0 < lead["ci95"][0] < lead["difference"] < lead["ci95"][1]
+    assert f"first: cheater, ahead of {lead['second']} by {lead['difference']:+.3f}" in result.table()
+    even = run_tournament(["random", "random", "random"], games=300, seed=3, engine="batched").lead()
+    assert even["difference"] >= 0 and even["ci95"][0] < 0 < even["ci95"][1]  # a seat's luck, not a lead
+
+
 @pytest.mark.parametrize(
     ("lineup", "seating", "asked", "played"),
     [
@@ -223,6 +239,7 @@ def test_save_writes_json_and_csv(tmp_path):
         "seating",
         "intervals",
         "players",
+        "lead",
     }
     assert data["labels"] == ["bayes_v1", "random", "bayes_v1(sure=0.7)"]
     assert data["games"] == 6 and data["config"]["num_players"] == 3
@@ -243,7 +260,8 @@ def test_table_lists_every_player():
     rotated = run_tournament(FAST, games=3, seed=0, workers=1, seating="rotate")
     assert rotated.table().splitlines()[0] == "3 players, 3 games, seats rotated, seed 0"
     assert lines[2].startswith("| player | win rate |")
-    assert [line.split("|")[1].strip() for line in lines[4:]] == FAST
+    assert [line.split("|")[1].strip() for line in lines[4:7]] == FAST
+    assert lines[7] == "" and lines[8].startswith("first: ")  # the lead over the second, paired
 
 
 def test_round_robin_plays_every_table():

@@ -291,10 +291,34 @@ class TournamentResult:
         seated = "seats rotated" if self.seating["scheme"] == "rotate" else "balanced seatings"
         return f"{len(self.lineup)} players, {self.games} games, {seated}, seed {self.seed}{options}"
 
+    def lead(self) -> dict[str, Any]:
+        """The first player's win rate less the runner-up's over the same games, with its 95%
+        interval (normal, on the per-game differences): whether the first place at this table is
+        clear of the second, which the two players' own intervals do not say (their wins exclude
+        each other, so the difference varies more than either rate)."""
+        wins = [np.asarray(w, dtype=np.float64) for w in self.per_game["win"]]
+        first, second = sorted(range(len(wins)), key=lambda k: -wins[k].mean())[:2]
+        stat = Stat.of(wins[first] - wins[second])
+        return {
+            "first": self.labels[first],
+            "second": self.labels[second],
+            "difference": stat.mean,
+            "ci95": [stat.low, stat.high],
+        }
+
     def table(self) -> str:
         """A Markdown table under its caption: one row per lineup player, each metric's mean and 95%
-        interval (rates: ``mean [low, high]``, Wilson; the others: ``mean ± half-width``)."""
-        return self.caption() + "\n\n" + markdown_table(self.to_json())
+        interval (rates: ``mean [low, high]``, Wilson; the others: ``mean ± half-width``), then the
+        first place's lead over the second on the same games."""
+        lead = self.lead()
+        low, high = lead["ci95"]
+        return (
+            self.caption()
+            + "\n\n"
+            + markdown_table(self.to_json())
+            + f"\n\nfirst: {lead['first']}, ahead of {lead['second']} by {lead['difference']:+.3f} "
+            f"[{low:+.3f}, {high:+.3f}] on the same games"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -308,6 +332,7 @@ class TournamentResult:
             "seating": self.seating,
             "intervals": INTERVALS,
             "players": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in self.stats()],
+            "lead": self.lead(),
         }
 
     def save(self, prefix: str | Path) -> tuple[Path, Path]:
