@@ -61,6 +61,11 @@ def test_ckc_plot_draws_results_and_runs(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
     plots.main(["run", str(run), "--out", str(curve), "--wall-time"])  # by steps and by minutes, side by side
     assert "wall-clock minutes" in curve.read_text() and "learner steps" in curve.read_text()
+    for entry, rate in zip(history, (0.21, 0.28, 0.4), strict=True):  # eval.held_out: a dashed curve beside
+        entry["held_out"] = {"table": "vs_random", "win_rate": rate, "games": 100}
+    (run / "evaluations.json").write_text(json.dumps(history))
+    plots.main(["run", str(run), "--out", str(curve)])
+    assert "vs_random, held-out deals (100 games each)" in curve.read_text()
 
 
 @pytest.mark.parametrize(

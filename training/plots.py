@@ -85,7 +85,7 @@ def plot_run(
     run_dir: str | Path, out: str | Path, references: Sequence[dict[str, Any]] = (), wall_time: bool = False
 ) -> Path:
     """A run's evaluations over training: the learner's win rate against each evaluation table,
-    with its 95% interval as a band; each reference (a saved lineup result) adds a line at its first
+    with its 95% interval as a band (and, with ``eval.held_out``, on the held-out deals, dashed); each reference (a saved lineup result) adds a line at its first
     player's win rate, e.g. ``passive`` against the same opponents. ``wall_time`` adds a second panel
     with the same curves over the run's wall-clock minutes (``elapsed_seconds``)."""
     plt = _pyplot()
@@ -118,6 +118,13 @@ def _curves(axis: Any, history: list[dict[str, Any]], xs: list[float], reference
         games = history[-1]["results"][table]["games"]
         axis.plot(xs, rates, marker="o", label=f"{table} ({games} games each)")
         axis.fill_between(xs, low, high, alpha=0.2)
+    held = [(x, h["held_out"]) for x, h in zip(xs, history, strict=True) if isinstance(h.get("held_out"), dict)]
+    if held:  # eval.held_out: the first table on deals the pick of the best model never sees
+        rates = [r["win_rate"] for _, r in held]
+        bounds = [wilson(r["win_rate"], r["games"]) for _, r in held]
+        label = f"{held[-1][1]['table']}, held-out deals ({held[-1][1]['games']} games each)"
+        line = axis.plot([x for x, _ in held], rates, marker="s", linestyle="--", label=label)[0]
+        axis.fill_between([x for x, _ in held], *zip(*bounds, strict=True), alpha=0.1, color=line.get_color())
     for reference, colour in zip(references, ("tab:red", "tab:purple", "tab:brown"), strict=False):
         _, _, rows = win_rates(reference)
         label, rate, low, high = rows[0]
