@@ -424,6 +424,7 @@ def build_callback(
                         )
             if config.eval.held_out:
                 entry["held_out"] = self.held_out(path, table)
+                entry["seconds"] = round(time.time() - started, 1)  # both deal sets
             if not history:  # the run's first model: the initial (or cloned) policy
                 self.start_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
                 (run_dir / "start_games.json").write_text(json.dumps(self.start_games))
