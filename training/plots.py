@@ -85,8 +85,8 @@ def plot_run(
     run_dir: str | Path, out: str | Path, references: Sequence[dict[str, Any]] = (), wall_time: bool = False
 ) -> Path:
     """A run's evaluations over training: the learner's win rate against each evaluation table,
-    with its 95% interval as a band (and, with ``eval.held_out``, on the held-out deals, dashed); each reference (a saved lineup result) adds a line at its first
-    player's win rate, e.g. ``passive`` against the same opponents. ``wall_time`` adds a second panel
+    with its 95% interval as a band (with ``eval.held_out``, also on the held-out deals, dashed);
+    each reference (a saved lineup result) adds a line at its first player's win rate, e.g. ``passive`` against the same opponents. ``wall_time`` adds a second panel
     with the same curves over the run's wall-clock minutes (``elapsed_seconds``)."""
     plt = _pyplot()
     run_dir = Path(run_dir)

@@ -192,6 +192,15 @@ def paired_by_count(latest: list[float], earlier: list[float], by_count: dict[st
     return out
 
 
+def paired_with(latest: list[float], earlier: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """The latest model's per-game wins paired with an earlier model's on the same games (``earlier``:
+    its ``timesteps`` and ``wins``), per count too where ``result`` (the latest's) holds ``by_count``."""
+    paired = {"timesteps": earlier["timesteps"], **paired_difference(latest, earlier["wins"])}
+    if "by_count" in result:  # the counts' games one after the other
+        paired["by_count"] = paired_by_count(latest, earlier["wins"], result["by_count"])
+    return paired
+
+
 def learner_result(result) -> dict[str, Any]:
     """What a training evaluation records of the learner (seat 0 of the lineup) in a tournament."""
     stat = result.stats()[0]
@@ -413,15 +422,7 @@ def build_callback(
             }
             for key, earlier in (("vs_start", self.start_games), ("vs_best", self.best_games)):
                 if earlier is not None and len(earlier["wins"]) == len(games[table]):
-                    entry[key] = {
-                        "table": table,
-                        "timesteps": earlier["timesteps"],
-                        **paired_difference(games[table], earlier["wins"]),
-                    }
-                    if "by_count" in results[table]:  # the counts' games one after the other
-                        entry[key]["by_count"] = paired_by_count(
-                            games[table], earlier["wins"], results[table]["by_count"]
-                        )
+                    entry[key] = {"table": table, **paired_with(games[table], earlier, results[table])}
             if config.eval.held_out:
                 entry["held_out"] = self.held_out(path, table)
                 entry["seconds"] = round(time.time() - started, 1)  # both deal sets
@@ -489,14 +490,7 @@ def build_callback(
                 self.start_held_out = {"timesteps": self.num_timesteps, "table": table, "wins": wins}
                 (run_dir / "start_held_out.json").write_text(json.dumps(self.start_held_out))
             elif self.start_held_out is not None and len(self.start_held_out["wins"]) == len(wins):
-                held["vs_start"] = {
-                    "timesteps": self.start_held_out["timesteps"],
-                    **paired_difference(wins, self.start_held_out["wins"]),
-                }
-                if "by_count" in result[table]:
-                    held["vs_start"]["by_count"] = paired_by_count(
-                        wins, self.start_held_out["wins"], result[table]["by_count"]
-                    )
+                held["vs_start"] = paired_with(wins, self.start_held_out, result[table])
             return held
 
     return EvalAndSnapshot()

@@ -310,12 +310,13 @@ class TournamentResult:
         """A Markdown table under its caption: one row per lineup player, each metric's mean and 95%
         interval (rates: ``mean [low, high]``, Wilson; the others: ``mean ± half-width``), then the
         first place's lead over the second on the same games."""
-        lead = self.lead()
+        result = self.to_json()
+        lead = result["lead"]
         low, high = lead["ci95"]
         return (
             self.caption()
             + "\n\n"
-            + markdown_table(self.to_json())
+            + markdown_table(result)
             + f"\n\nfirst: {lead['first']}, ahead of {lead['second']} by {lead['difference']:+.3f} "
             f"[{low:+.3f}, {high:+.3f}] on the same games"
         )
