@@ -647,3 +647,24 @@ def test_init_from_extends_a_players_file_to_the_second_order_layout():
         )
     with pytest.raises(InputError, match="set belief_features to match"):
         check_init_from(start, parse_config(tiny | {"belief_features": True, "init_from": str(start)}))
+
+
+def test_a_fine_tuned_card_lists_its_starts_player_counts_too(tmp_path):
+    """A run fine-tuned from an agent file writes cards that list the start's player counts beside
+    its own (what the start learned there is in the weights), so a model fine-tuned at 4 and 5
+    players from an all-counts start can itself be fine-tuned at 3; a start that has since moved
+    leaves the run's counts (a start that never played a count the config asks for is refused:
+    test_init_from_starts_from_an_agent_file_and_refuses_another_layout)."""
+    import shutil
+
+    tiny = {k: v for k, v in yaml.safe_load(TINY).items() if k != "pretrain"}
+    start = ROOT / "checkpoints" / "ppo_all_counts"  # trained at 3, 4 and 5 players
+    config = parse_config(tiny | {"game": {"num_players": [4, 5]}, "init_from": str(start)})
+    assert train.trained_counts(config) == [3, 4, 5]
+    assert train.trained_counts(parse_config(tiny | {"game": {"num_players": [4, 5]}})) == [4, 5]
+
+    moved = tmp_path / "start"
+    shutil.copytree(start, moved, ignore=shutil.ignore_patterns("tensorboard"))
+    config = parse_config(tiny | {"game": {"num_players": [4]}, "init_from": str(moved)})
+    shutil.rmtree(moved)
+    assert train.trained_counts(config) == [4]

@@ -31,6 +31,7 @@ trust: it never unpickles the run's zip (see :func:`restore`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -216,7 +217,20 @@ def learner_result(result) -> dict[str, Any]:
 def save_model(model, prefix: Path, config: TrainConfig, evaluation: dict[str, Any] | None = None) -> Path:
     """SB3's ``prefix.zip`` (to resume from) and the safe agent file beside it (to play); returns the card."""
     model.save(prefix.with_name(prefix.name + ".zip"))
-    return save_sb3(model, prefix, list(config.player_counts), training_record(config), evaluation)
+    return save_sb3(model, prefix, trained_counts(config), training_record(config), evaluation)
+
+
+def trained_counts(config: TrainConfig) -> list[int]:
+    """The player counts a model's weights were trained at, for its card: the run's, and with
+    ``init_from`` its start's too (what it learned there is in the weights it starts from), so a
+    fine-tuned agent may be fine-tuned again at any count of its lineage."""
+    counts = set(config.player_counts)
+    if config.init_from is not None:
+        from ckc_env.players import agent_file
+
+        with contextlib.suppress(InputError, OSError):  # a resumed run whose start has moved keeps the run's
+            counts |= set(agent_file.read_card(agent_file.card_path(config.init_from)).players)
+    return sorted(counts)
 
 
 def training_record(config: TrainConfig) -> dict[str, Any]:
@@ -737,7 +751,7 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
         callback.num_timesteps = model.num_timesteps
         callback.run_evaluation()
     final = evaluation_record(config, history, model.num_timesteps)
-    save_sb3(model, run_dir / "final_model", list(config.player_counts), training_record(config), final)
+    save_sb3(model, run_dir / "final_model", trained_counts(config), training_record(config), final)
     summary = {
         "timesteps": model.num_timesteps,
         "wall_clock_seconds": clock.elapsed(),

@@ -21,8 +21,10 @@ network is rebuilt from the card, never from the file, and filled from the tenso
 
 Each layer is ``x @ weight.T + bias`` then its activation, exactly as MaskablePPO's ``MlpPolicy``
 builds it (tensor names are the policy's ``state_dict`` names); ``policy`` ends in the 40 action
-logits, ``value`` in the state value. The observation is the environment version's layout
-(``ckc_env.observation.LAYOUTS``), which fits 3, 4 and 5 players.
+logits, ``value`` in the state value. ``players`` lists the counts the weights were trained at (a
+fine-tuned model's start's among them: ``init_from`` accepts a start for those counts). The
+observation is the environment version's layout (``ckc_env.observation.LAYOUTS``), which fits 3, 4
+and 5 players.
 
 Loading (:func:`load_agent`) checks the card, the file's hash and every tensor's name, dtype and
 shape, and gives a :class:`PolicyNetwork` that runs in NumPy: evaluating a safe agent needs no
