@@ -86,8 +86,9 @@ def plot_run(
 ) -> Path:
     """A run's evaluations over training: the learner's win rate against each evaluation table,
     with its 95% interval as a band (with ``eval.held_out``, also on the held-out deals, dashed);
-    each reference (a saved lineup result) adds a line at its first player's win rate, e.g. ``passive`` against the same opponents. ``wall_time`` adds a second panel
-    with the same curves over the run's wall-clock minutes (``elapsed_seconds``)."""
+    each reference (a saved lineup result) adds a line at its first player's win rate, e.g.
+    ``passive`` against the same opponents. ``wall_time`` adds a second panel with the same curves
+    over the run's wall-clock minutes (``elapsed_seconds``)."""
     plt = _pyplot()
     run_dir = Path(run_dir)
     path = run_dir / "evaluations.json"
