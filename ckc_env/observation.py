@@ -173,6 +173,26 @@ posterior that reads the other players as bayes_v3 does (each of them reading th
 STATE = Layout(_PUBLIC + _HIDDEN)
 """The full state (seats absolute: relative to seat 0; ``decision`` is the acting seat's), for
 centralised critics."""
+CRITIC_STATE = Layout(
+    [
+        Piece("state_acting_seat", (SEATS,), "one-hot relative seat that has to decide (zeros at game end)"),
+        Piece("state_clues", (SEATS, N_CLUES), "each relative seat's clue (zeros while its face is to be chosen)"),
+        Piece("state_bag", (N_CLUES,), "faces of the tiles in the bag, revealed or not"),
+        Piece("state_chief", (N_CATS,), "one-hot chief spy (zeros while a clue face is still to be chosen)"),
+        Piece("state_deck_cats", (N_CATS,), "cats still in the deck"),
+        Piece(
+            "state_chip_values",
+            (SEATS, len(CHIP_VALUES)),
+            "each relative seat's chips by value -2..5 / 10",
+            high=COUNT_HIGH,
+        ),
+        Piece("state_points", (SEATS,), "each relative seat's points / 10", low=POINTS_LOW, high=POINTS_HIGH),
+        Piece("state_hidden_adler", (SEATS, 3), "each relative seat's hidden Cafe Adler chips by colour / 2"),
+    ]
+)
+"""The hidden pieces of ``STATE`` with seats relative to one player, for an asymmetric critic: the
+vector environment's ``critic_state`` appends them to the learner's observation, for a value
+network to read and the policy never to (``training/state_critic.py``)."""
 
 _PUBLIC_V0 = [*_TABLE, *_SEATS_AND_CHIPS]
 OBSERVATION_V0 = Layout(_PUBLIC_V0 + _OWN)

@@ -34,6 +34,8 @@ init_from: checkpoints/ppo_all_counts                 # start from a safe agent 
                                                       # instead of a fresh (or cloned) one: fine-tuning it
 duplicate: bayes_v2          # vector only: every deal is also played with this player in the learner's
                              # seat, and its return there is taken from the learner's (duplicate rewards)
+critic_state: true           # vector only: the critic also reads the hidden state, the policy does not
+                             # (an asymmetric actor-critic, training/state_critic.py)
 population:                  # vector only, instead of opponents: self-play against a population
   members: [[bayes_v1], [bayes_v2], [checkpoints/ppo_5p_vector], self]   # opponents tables, or self
   weights: [1, 1, 1, 1]      # a prior weight per member (default 1 each; self's for each snapshot)
@@ -350,6 +352,7 @@ class TrainConfig:
     population: Population | None = None
     init_from: str | None = None
     duplicate: Any = None
+    critic_state: bool = False
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -530,6 +533,17 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         if "vector" not in kwargs:
             fail("duplicate", data["duplicate"], "a reference player with a vector section (the batched engine only)")
         kwargs["duplicate"] = _opponent("duplicate", data["duplicate"], allow_self=False)
+    if data.get("critic_state") is not None:
+        critic_state = ranged("critic_state", data["critic_state"], "bool", None, None, False, False)
+        if critic_state and "vector" not in kwargs:
+            fail("critic_state", critic_state, "false without a vector section (the batched engine gives the state)")
+        pretrain = data.get("pretrain")
+        if critic_state and isinstance(pretrain, dict) and pretrain.get("teacher") is not None:
+            raise ValueError(
+                "critic_state: true and pretrain.teacher: clone in a run of its own, then start this one from "
+                "it with init_from"
+            )
+        kwargs["critic_state"] = critic_state
     if data.get("population") is not None:
         if "vector" not in kwargs:
             fail("population", data["population"], "a population with a vector section (the batched engine only)")

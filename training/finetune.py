@@ -131,14 +131,22 @@ def fit_critic(model, config, start: Path, trust_checkpoint: bool = False) -> di
     train_idx, test_idx = order[:cut], order[cut:]
     observations, returns = torch.as_tensor(data.observations), torch.as_tensor(data.returns)
     policy = model.policy
-    parameters = critic_parameters(policy)
+    state_critic = hasattr(policy, "observation_values")  # training/state_critic.py: fit both critics
+    parameters = critic_parameters(policy) + (policy.observation_critic_parameters() if state_critic else [])
     optimizer = torch.optim.Adam(parameters, lr=3e-4)
 
-    def explained(idx: np.ndarray) -> float:
+    def explained(idx: np.ndarray, values_of=policy.predict_values) -> float:
         with torch.no_grad():
-            values = policy.predict_values(observations[idx]).flatten()
+            values = values_of(observations[idx]).flatten()
         target = returns[idx]
         return float(1.0 - torch.var(target - values) / torch.var(target))
+
+    def loss_of(batch: torch.Tensor) -> torch.Tensor:
+        target = returns[batch]
+        loss = torch.nn.functional.mse_loss(policy.predict_values(observations[batch]).flatten(), target)
+        if state_critic:
+            loss = loss + torch.nn.functional.mse_loss(policy.observation_values(observations[batch]).flatten(), target)
+        return loss
 
     log: dict[str, Any] = {
         "decisions": len(data),
@@ -147,17 +155,21 @@ def fit_critic(model, config, start: Path, trust_checkpoint: bool = False) -> di
         "return_variance": float(returns.var()),
         "explained_variance": [explained(test_idx)],
     }
+    if state_critic:  # explained_variance is the state critic's; this, the observation critic's
+        log["observation_explained_variance"] = [explained(test_idx, policy.observation_values)]
     policy.set_training_mode(True)
     for _ in range(settings.critic_fit_epochs):
         rng.shuffle(train_idx)
         for first in range(0, len(train_idx), 512):
             batch = torch.as_tensor(train_idx[first : first + 512])
-            loss = torch.nn.functional.mse_loss(policy.predict_values(observations[batch]).flatten(), returns[batch])
+            loss = loss_of(batch)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(parameters, model.max_grad_norm)
             optimizer.step()
         log["explained_variance"].append(explained(test_idx))
+        if state_critic:
+            log["observation_explained_variance"].append(explained(test_idx, policy.observation_values))
         print(
             f"critic_fit pass {len(log['explained_variance']) - 1}/{settings.critic_fit_epochs}: held-out "
             f"explained variance {log['explained_variance'][-1]:.3f}",
@@ -174,7 +186,9 @@ def init_from(model, path: str | Path, config) -> Path:
     have been trained on the observation layout the config gives, or on one the config's layout
     extends (``"second_order"`` appends pieces to ``"players"``: the first layers' weights of the
     new inputs start at zero, so the model starts as the file's policy and critic), at every player
-    count the config plays, with the config's network. Returns the card read; nothing is unpickled."""
+    count the config plays, with the config's network. With ``critic_state`` the file's critic
+    starts the observation critic and the state critic (the state's inputs at zero weights).
+    Returns the card read; nothing is unpickled."""
     import torch
 
     from ckc_env.files import InputError
@@ -184,15 +198,18 @@ def init_from(model, path: str | Path, config) -> Path:
     source = agent_file.torch_policy(card.path)
     state = source.state_dict()
     expected = {name: tuple(t.shape) for name, t in model.policy.state_dict().items()}
-    added = expected_size(config) - card.layout.size  # pieces appended to the card's layout (0: the same)
-    if added:  # the new inputs start with zero weights: the same policy and critic as the file's
-        for name, tensor in state.items():
-            if (
-                tensor.ndim == 2
-                and tensor.shape[1] == card.layout.size
-                and expected.get(name, ())[1:] == (card.layout.size + added,)
-            ):
-                state[name] = torch.cat([tensor, tensor.new_zeros((tensor.shape[0], added))], dim=1)
+    if config.critic_state:  # the file's critic starts both the observation critic and the state critic
+        state["observation_value.weight"], state["observation_value.bias"] = (
+            state["value_net.weight"],
+            state["value_net.bias"],
+        )
+        for name, tensor in list(state.items()):
+            if name.startswith("mlp_extractor.value_net."):
+                state[name.replace("mlp_extractor.value_net.", "observation_value_net.", 1)] = tensor
+    for name, tensor in state.items():  # the inputs the file lacks start with zero weights: its policy and critic
+        width = expected.get(name, ())[1:]
+        if tensor.ndim == 2 and tensor.shape[1] == card.layout.size and width and width[0] > card.layout.size:
+            state[name] = torch.cat([tensor, tensor.new_zeros((tensor.shape[0], width[0] - card.layout.size))], dim=1)
     found = {name: tuple(t.shape) for name, t in state.items()}
     activations = {layer.activation for layer in card.policy[:-1] + card.value[:-1]}
     if expected != found or not activations <= {config.policy.get("activation_fn", "tanh")}:
@@ -204,12 +221,6 @@ def init_from(model, path: str | Path, config) -> Path:
     with torch.no_grad():
         model.policy.load_state_dict(state)
     return card.path
-
-
-def expected_size(config) -> int:
-    from ckc_env.observation import ENV_VERSION, LAYOUTS
-
-    return LAYOUTS[ENV_VERSION][config.belief_features].size
 
 
 def check_init_from(path: str | Path, config):

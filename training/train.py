@@ -94,7 +94,8 @@ def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust
 
 def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None):
     """A fresh MaskablePPO model with the config's policy and PPO arguments (CPU); with a
-    ``finetune`` section, its subclass with the fine-tuning remedies (training/finetune.py)."""
+    ``finetune`` section, its subclass with the fine-tuning remedies (training/finetune.py); with
+    ``critic_state``, the asymmetric actor-critic (training/state_critic.py)."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -107,8 +108,17 @@ def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None
     policy_kwargs: dict[str, Any] = dict(config.policy)
     if "activation_fn" in policy_kwargs:
         policy_kwargs["activation_fn"] = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[policy_kwargs["activation_fn"]]
+    policy: Any = "MlpPolicy"
+    if config.critic_state:  # the critic reads the hidden state too (training/state_critic.py)
+        from ckc_env.observation import ENV_VERSION, LAYOUTS
+
+        from .state_critic import state_critic_policy, with_state_critic
+
+        policy = state_critic_policy()
+        policy_kwargs["actor_inputs"] = LAYOUTS[ENV_VERSION][config.belief_features].size
+        model_class = with_state_critic(model_class)
     model = model_class(
-        "MlpPolicy",
+        policy,
         vec_env,
         seed=config.seed,
         device="cpu",

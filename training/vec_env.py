@@ -109,6 +109,8 @@ def make_vector_env(
     }
     if getattr(config, "duplicate", None) is not None:
         kwargs["duplicate"] = config.duplicate
+    if getattr(config, "critic_state", False):
+        kwargs["critic_state"] = True
     if getattr(config, "population", None) is not None:
         from .population import tables_only
 

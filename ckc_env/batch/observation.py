@@ -19,7 +19,7 @@ from ..engine.actions import CAFE_ADLER
 from ..engine.cards import INVESTIGATOR, N_CATS, N_CLUES
 from ..engine.state import SCORING
 from ..layout import Layout
-from ..observation import MAX_ACCUSATIONS, MAX_DECK, OBSERVATION, STATE, TENTHS
+from ..observation import CRITIC_STATE, MAX_ACCUSATIONS, MAX_DECK, OBSERVATION, STATE, TENTHS
 from .beliefs import BatchBeliefs, seat_beliefs
 from .scoring import chief_of
 from .state import CAT_BITS, N_VALUES, SEAT_RANGE, SEATS, BatchState
@@ -257,3 +257,28 @@ def encode_state(state: BatchState, out: np.ndarray | None = None) -> np.ndarray
     hidden = state.holdings[:, :, None] & ~state.face_up[:, None, None] & state.rules.adler_colour_bits
     out[:, o["hidden_adler"] : o["hidden_adler"] + 3 * SEATS] = (np.bitwise_count(hidden) / 2).reshape(size, -1)
     return ones.write(out)
+
+
+_BY_SEAT = {"acting_seat", "clues", "chip_values", "points", "hidden_adler"}
+"""The hidden pieces of ``STATE`` with a row per seat (rotated to the observer's relative seats)."""
+
+
+def encode_critic_state(state: BatchState, seats: np.ndarray) -> np.ndarray:
+    """(B, CRITIC_STATE.size) float32: the hidden pieces of :func:`encode_state`, the per-seat ones
+    rotated so that row r is the player r places clockwise of ``seats`` (zeros for seats the game
+    does not have), as the observation orders seats. What an asymmetric critic reads beside the
+    observation (``CheckpointCharlieVectorEnv(critic_state=True)``); never a policy's input."""
+    full = encode_state(state)
+    n = state.n.astype(np.int64)
+    absolute = np.where(n[:, None] > SEAT_RANGE, (seats[:, None] + SEAT_RANGE) % n[:, None], -1)
+    present = (absolute >= 0)[:, :, None]
+    out = np.empty((state.batch_size, CRITIC_STATE.size), dtype=np.float32)
+    for piece in CRITIC_STATE.pieces:
+        name = piece.name.removeprefix("state_")
+        block = full[:, STATE.slice(name)]
+        if name in _BY_SEAT:
+            rows = block.reshape(len(block), SEATS, -1)
+            rows = np.where(present, np.take_along_axis(rows, (absolute % SEATS)[:, :, None], 1), 0.0)
+            block = rows.reshape(len(block), -1)
+        out[:, CRITIC_STATE.slice(piece.name)] = block
+    return out

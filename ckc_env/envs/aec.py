@@ -110,6 +110,13 @@ with beliefs), so a policy trained on an older layout is given its observations 
 
 {STATE_TABLE}
 
+For an asymmetric critic on the batched engine, `CheckpointCharlieVectorEnv(critic_state=True)`
+appends the hidden pieces to each learner's observation with seats relative to the learner, as the
+observation orders them ({CRITIC_STATE_SIZE} numbers after the observation's; training/state_critic.py
+trains a policy that never reads them):
+
+{CRITIC_STATE_TABLE}
+
 ## Rewards
 
 - `reward="points"` (default): the change of each player's points as chips change hands: a chip's
@@ -289,6 +296,7 @@ from ..engine.state import GameState
 from ..engine.view import PlayerView
 from ..files import short
 from ..observation import (
+    CRITIC_STATE,
     ENV_VERSION,
     LAYOUTS,
     OBSERVATION,
@@ -316,6 +324,8 @@ __doc__ = (
         OBSERVATION_WITH_SECOND_ORDER.markdown_table(start=OBSERVATION_WITH_PLAYER_BELIEFS.size),
     )
     .replace("{STATE_SIZE}", str(STATE.size))
+    .replace("{CRITIC_STATE_TABLE}", CRITIC_STATE.markdown_table())
+    .replace("{CRITIC_STATE_SIZE}", str(CRITIC_STATE.size))
     .replace("{SUMMARY_TABLE}", summary_module.__doc__.split("\n\n", 2)[2].strip().replace("``", "`"))
 )
 

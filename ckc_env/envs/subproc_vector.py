@@ -87,13 +87,14 @@ def _worker(connection: Connection, shared: Any, start: int, size: int, kwargs: 
     connection.close()
 
 
-def _observation_width(belief_features: Any) -> int:
+def _observation_width(belief_features: Any, critic_state: Any = False) -> int:
     """The observation's length for the shared array (an invalid value is the worker's to refuse)."""
-    from ..observation import BELIEF_FEATURES, LAYOUTS
+    from ..observation import BELIEF_FEATURES, CRITIC_STATE, LAYOUTS
     from .vector import ENV_VERSION
 
     known = any(belief_features is v or (isinstance(v, str) and belief_features == v) for v in BELIEF_FEATURES)
-    return LAYOUTS[ENV_VERSION][belief_features if known else False].size
+    extra = CRITIC_STATE.size if isinstance(critic_state, (bool, np.bool_)) and critic_state else 0
+    return LAYOUTS[ENV_VERSION][belief_features if known else False].size + extra
 
 
 class SubprocVectorEnv(gymnasium.vector.VectorEnv):
@@ -123,7 +124,7 @@ class SubprocVectorEnv(gymnasium.vector.VectorEnv):
         self._connections: list[Connection] = []
         self._processes: list[mp.process.BaseProcess] = []
         self._closed = False
-        width = _observation_width(kwargs.get("belief_features", False))
+        width = _observation_width(kwargs.get("belief_features", False), kwargs.get("critic_state", False))
         self._shared = context.RawArray("f", self.num_envs * width)
         self._observations = np.frombuffer(self._shared, dtype=np.float32).reshape(self.num_envs, width)
         for start, size in zip(self.bounds, self.sizes, strict=False):

@@ -10,7 +10,7 @@ through ``ckc_env.training.vec_env.SB3VecEnv``.
 
 | | |
 |---|---|
-| Observation | (num_envs, 736) float32, each slot's learner observation; (num_envs, 850) with ``belief_features=True``, (num_envs, 964) with ``belief_features="players"``, 1078 with ``"second_order"`` |
+| Observation | (num_envs, 736) float32, each slot's learner observation; (num_envs, 850) with ``belief_features=True``, (num_envs, 964) with ``belief_features="players"``, 1078 with ``"second_order"``; 189 more with ``critic_state=True`` (below) |
 | Action | (num_envs,) of Discrete(40), the env card's action table; ``action_masks()`` is (num_envs, 40) bool |
 | Reward | as the single-agent view: ``"points"``, ``"win"`` or ``"margin"``, everything the learner earned since its previous decision |
 | Episode end | the game's end (``terminations``); never truncated. Autoreset ``SAME_STEP``: the observation returned is the next game's first; the last one is ``infos["final_obs"]`` (``"_final_obs"`` marks the slots), ``infos["final_info"]`` holds ``points``, ``margin`` (points less the mean of the others'), ``win_share``, ``is_winner`` and ``illegal_action`` |
@@ -55,6 +55,13 @@ tournament's interval narrows about fourfold. Each
 finished game's ``final_info["baseline"]`` holds the reference's return; ``points``, ``margin``,
 ``win_share`` stay the learner's own.
 
+**A state for the critic.** ``critic_state=True`` appends to each observation the hidden pieces of
+the game seen from the learner's seat (``ckc_env.observation.CRITIC_STATE``, 189 numbers: every
+seat's clue, the bag's faces, the chief, the deck's cats, every seat's chip values and points), for
+an asymmetric actor-critic: a value network may read them, a policy must read only the first
+``layout.size`` numbers (``training/state_critic.py`` builds such a policy; its exported agent file
+reads the plain observation). Off by default: an observation never holds them otherwise.
+
 Infos: ``seat`` and ``num_players`` (num_envs,) of the game each slot now plays; with a population
 also ``opponents``, the index of each slot's member in the current population, and
 ``final_info["opponents"]`` the member a finished game was played against (-1 for a member that
@@ -76,10 +83,11 @@ from gymnasium.vector.utils import batch_space
 
 from .. import batch, players
 from ..batch.agents import BatchAgent, seat_keys
+from ..batch.observation import encode_critic_state
 from ..batch.second_order import LayoutReaders
 from ..batch.state import BatchState, stack
 from ..engine.actions import N_ACTIONS
-from ..observation import ENV_VERSION, LAYOUTS
+from ..observation import CRITIC_STATE, ENV_VERSION, LAYOUTS
 from ..render import UnsupportedRenderModeError
 from ..seeding import derive_seed
 from ..table import options
@@ -106,6 +114,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         population: Sequence[Any] | None = None,
         population_weights: Sequence[float] | None = None,
         duplicate: Any = None,
+        critic_state: bool = False,
         **rules: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -150,6 +159,12 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self.layout = LAYOUTS[ENV_VERSION][belief_features]
         self._readers = LayoutReaders(self.layout)
         low_bounds, high_bounds = self.layout.bounds()
+        if not isinstance(critic_state, (bool, np.bool_)):
+            options.fail("critic_state", critic_state, "True or False")
+        self.critic_state = bool(critic_state)
+        if self.critic_state:
+            state_low, state_high = CRITIC_STATE.bounds()
+            low_bounds, high_bounds = np.concatenate([low_bounds, state_low]), np.concatenate([high_bounds, state_high])
         self.single_observation_space = spaces.Box(low=low_bounds, high=high_bounds, dtype=np.float32)
         self.single_action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -483,7 +498,10 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
 
     def _observe(self) -> np.ndarray:
         posteriors = self._readers.posteriors(self.state, np.arange(self.num_envs), self.seat)
-        return batch.observe(self.state, seats=self.seat, layout=self.layout, **posteriors)
+        observations = batch.observe(self.state, seats=self.seat, layout=self.layout, **posteriors)
+        if self.critic_state:
+            return np.concatenate([observations, encode_critic_state(self.state, self.seat)], axis=1)
+        return observations
 
     def _info(self) -> dict[str, Any]:
         """The seat and player count of every slot's game (with a population, its member), with

@@ -467,21 +467,35 @@ def dense_layers(net: Any, prefix: str, head: Any, head_name: str) -> list[dict[
 
 
 def sb3_network(policy) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The card's ``network`` and the tensors of a MaskablePPO ``MlpPolicy`` (ValueError for any other build)."""
+    """The card's ``network`` and the tensors of a MaskablePPO ``MlpPolicy`` (ValueError for any other build).
+
+    A policy with an asymmetric critic (``training/state_critic.py``: its value network reads the
+    hidden state beside the observation) exports its policy and its observation critic, under the
+    plain policy's names: an agent file reads the observation alone."""
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     if not isinstance(policy.features_extractor, FlattenExtractor):
         raise ValueError(f"only MlpPolicy's flatten features export, not {type(policy.features_extractor).__name__}")
     size = policy.features_extractor.features_dim
+    tensors = {name: t.detach().cpu().numpy() for name, t in policy.state_dict().items()}
+    value_net, value_head = policy.mlp_extractor.value_net, policy.value_net
+    if hasattr(policy, "observation_value_net"):  # the state critic stays behind
+        size = policy.actor_inputs
+        value_net, value_head = policy.observation_value_net, policy.observation_value
+        renamed = {"observation_value_net.": "mlp_extractor.value_net.", "observation_value.": "value_net."}
+        tensors = {
+            next((name.replace(old, new, 1) for old, new in renamed.items() if name.startswith(old)), name): tensor
+            for name, tensor in tensors.items()
+            if not name.startswith(("mlp_extractor.value_net.", "value_net."))
+        }
 
     network = {
         "features": "flatten",
         "policy": dense_layers(
             policy.mlp_extractor.policy_net, "mlp_extractor.policy_net", policy.action_net, "action_net"
         ),
-        "value": dense_layers(policy.mlp_extractor.value_net, "mlp_extractor.value_net", policy.value_net, "value_net"),
+        "value": dense_layers(value_net, "mlp_extractor.value_net", value_head, "value_net"),
     }
-    tensors = {name: t.detach().cpu().numpy() for name, t in policy.state_dict().items()}
     if network["policy"][0]["inputs"] != size:
         raise ValueError(f"the policy takes {network['policy'][0]['inputs']} features from {size} observations")
     return network, tensors
@@ -492,6 +506,8 @@ def _sb3_parts(model) -> tuple[str, bool | str, dict[str, Any], dict[str, np.nda
     from ..observation import layout_by_size
 
     shape = getattr(model.observation_space, "shape", None)
+    if shape is not None and len(shape) == 1 and hasattr(model.policy, "actor_inputs"):
+        shape = (model.policy.actor_inputs,)  # the policy's part of an observation with the critic's state
     found = layout_by_size(shape[0]) if shape is not None and len(shape) == 1 else None
     if found is None or getattr(model.action_space, "n", None) != N_ACTIONS:
         sizes = sorted(layout.size for layouts in LAYOUTS.values() for layout in layouts.values())
