@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from ckc_env.training import evaluate
 
+from ckc_env import players
 from ckc_env.agents import REGISTRY
 from ckc_env.config import COLOURS
 from ckc_env.evaluation import tournament
@@ -102,6 +103,30 @@ def test_mixed_table_results_do_not_depend_on_the_lineup_order():
     b = run_tournament(["random", "bayes_v1", "passive"], games=12, seed=3, engine="batched")
     for label in ("bayes_v1", "passive", "random"):
         assert a.per_game["win"][a.labels.index(label)] == b.per_game["win"][b.labels.index(label)]
+
+
+def test_an_agent_file_plays_the_same_games_whatever_path_names_it(tmp_path, monkeypatch):
+    """Seatings follow an agent file's weights, not its path: the shipped folder, the same folder
+    written another way, and a copy elsewhere play the same games of a mixed table; another agent
+    file, or the same cards' weights changed, may not."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    shipped = root / "checkpoints" / "ppo_all_counts"
+    copy = tmp_path / "runs" / "somewhere"
+    shutil.copytree(shipped, copy)
+    monkeypatch.chdir(root)
+    names = ["checkpoints/ppo_all_counts", "./checkpoints/ppo_all_counts/", str(shipped / "best_model.json"), str(copy)]
+    keys = {players.seating_key(name) for name in names}
+    assert len(keys) == 1 and keys.pop().startswith("checkpoints/")
+    results = [
+        run_tournament([name, "bayes_v1", "passive", "random"], games=24, seed=4, engine="batched") for name in names
+    ]
+    for result in results[1:]:
+        assert result.per_game == results[0].per_game
+    other = root / "checkpoints" / "ppo_all_counts_finetuned"
+    assert players.seating_key(str(other)) != players.seating_key(names[0])
+    assert players.seating_key("bayes_v1") == "bayes_v1"
 
 
 def test_seating_in_real_games():

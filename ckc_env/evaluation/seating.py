@@ -12,9 +12,11 @@ players sits next to each other (one right after the other) equally often:
 | 4 | 24 | every permutation (no smaller design exists: four seats have no decomposition into three cyclic orders) |
 | 5 | 20 | the cyclic orders ``0, k, 2k, 3k, 4k`` (mod 5) for k = 1..4, each in its 5 rotations: each ordered pair is adjacent in exactly one order |
 
-The design is laid over the lineup sorted by its players' labels (a player compared in pairs keeps
-the first place), so the games a tournament plays, and every player's results, do not depend on the
-order in which the lineup was given. ``rotate`` keeps the lineup's order and rotates it (the scheme
+The design is laid over the lineup sorted by its players' seating keys (a player compared in pairs
+keeps the first place), so the games a tournament plays, and every player's results, do not depend
+on the order in which the lineup was given. A key is the player's label, and a safe agent file's
+the hash of its weights (:func:`ckc_env.players.seating_key`), so neither do they depend on the
+path that names an agent. ``rotate`` keeps the lineup's order and rotates it (the scheme
 before the balanced one). Game g plays arrangement ``g % len(design)``, and the game count is
 rounded up to a multiple of the design's size.
 """
@@ -41,9 +43,9 @@ def design(n: int, scheme: str = "balanced") -> tuple[tuple[int, ...], ...]:
 
 
 def slots(labels: Sequence[str], fixed_first: bool = False) -> list[int]:
-    """``slots[j]``: the lineup index in slot j: the lineup sorted by label (ties by position), so
-    that the order of a lineup does not matter; with ``fixed_first`` lineup index 0 keeps slot 0 (the
-    player a paired comparison exchanges)."""
+    """``slots[j]``: the lineup index in slot j: the lineup sorted by ``labels``, the players' seating
+    keys (ties by position), so that the order of a lineup does not matter; with ``fixed_first``
+    lineup index 0 keeps slot 0 (the player a paired comparison exchanges)."""
     rest = range(1, len(labels)) if fixed_first else range(len(labels))
     ordered = sorted(rest, key=lambda i: (labels[i], i))
     return [0, *ordered] if fixed_first else ordered

@@ -10,7 +10,8 @@ stable-baselines3 ``.zip`` plays only with ``trust_checkpoint=True`` (its loadin
 
 Seatings (:mod:`ckc_env.evaluation.seating`): by default a balanced design, in which every player
 sits in every seat and right after every other player equally often, laid over the lineup sorted
-by label, so the order of the lineup does not change anyone's results; the game count is rounded
+by seating key (the label; a safe agent file's weights' hash), so neither the order of the lineup
+nor the path that names an agent changes anyone's results; the game count is rounded
 up to a multiple of the design's size (6, 24 or 20 arrangements for 3, 4 or 5 players).
 ``seating="rotate"`` rotates the lineup's own order instead. Game g is dealt with seed
 ``derive_seed(seed, "game", g)`` and the player at seat s gets ``derive_seed(seed, "agent", g, s)``
@@ -55,7 +56,7 @@ from ..batch.state import SEATS
 from ..config import COLOURS, GameConfig
 from ..engine.chance import key_of
 from ..observation import OBSERVATION
-from ..players import batch_capable, specs
+from ..players import batch_capable, seating_key, specs
 from ..players import build as build_player
 from ..players import build_batched as build_batched_player
 from ..players import is_safe as is_safe_player
@@ -379,7 +380,7 @@ def run_tournament(
     games = _positive_games(games)
     for spec in lineup:
         validate_player(spec, trust_checkpoint=trust_checkpoint)
-    arrangements = seatings([specs.label(s) for s in lineup], seating, fixed_first)
+    arrangements = seatings([seating_key(s) for s in lineup], seating, fixed_first)
     games = -(-games // len(arrangements)) * len(arrangements)
     if engine not in ENGINES:
         raise ValueError(f"invalid engine={engine!r}: accepted values are {list(ENGINES)}")

@@ -14,7 +14,7 @@ The scripted players themselves live with their engines: ``ckc_env.agents`` (sca
 ``ckc_env.batch.agents`` (batched).
 """
 
-from .build import Player, batch_capable, build, build_batched, is_safe, resolve, validate
+from .build import Player, batch_capable, build, build_batched, is_safe, resolve, seating_key, validate
 from .specs import SELF, PlayerSpec, Spec, for_seats, from_text, label, parse
 
 __all__ = [
@@ -31,5 +31,6 @@ __all__ = [
     "label",
     "parse",
     "resolve",
+    "seating_key",
     "validate",
 ]

@@ -140,6 +140,26 @@ def batch_capable(spec: PlayerSpec | Player, trust_checkpoint: bool = False) -> 
     return player.batch_capable
 
 
+def seating_key(spec: PlayerSpec) -> str:
+    """What a tournament's seating design orders a player by (:mod:`ckc_env.evaluation.seating`). A
+    scripted player: its label. A checkpoint: ``checkpoints/`` and, for a safe agent file, the sha256
+    of its weights, whatever path names it (``./checkpoints/x``, an absolute path, the run folder it
+    was copied from), so the same agent plays the same games wherever it lies; for a trusted zip or
+    an RLlib checkpoint, its path. The prefix puts every checkpoint where the shipped folders' names
+    sort among the scripted players' (after ``cheater``, before ``eager``): an RLlib checkpoint and
+    the agent file exported from it sit alike, and the tables published before the weights keyed
+    the seats are the same games."""
+    parsed = parse(spec)
+    if parsed.kind not in ("checkpoint", "rllib"):
+        return label(spec)
+    source = locate(parsed.name)
+    if source.kind != "card":
+        return "checkpoints/" + label(spec)
+    from .agent_file import read_card
+
+    return "checkpoints/" + read_card(source).weights_sha256
+
+
 def is_safe(spec: PlayerSpec) -> bool:
     """Whether building the player runs nothing but this package: an agent name or a safe agent file."""
     parsed = parse(spec, allow_self=True)
