@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ckc_env.batch.scoring import chief_of
-from ckc_env.engine.cards import ASSISTANTS, N_CLUES
+from ckc_env.engine.cards import N_CLUES
 from ckc_env.envs.subproc_vector import SubprocVectorEnv
 from ckc_env.envs.vector import CheckpointCharlieVectorEnv
 from ckc_env.observation import CRITIC_STATE, ENV_VERSION, LAYOUTS
@@ -32,7 +32,7 @@ def test_the_critic_state_is_appended_to_the_unchanged_observation():
     """With ``critic_state`` the observation is the plain one (the same games, the same numbers)
     followed by the hidden state seen from the learner's seat: its clue row 0 is the learner's own,
     row r that of the player r places after it, zeros for seats the game lacks; the chief is the
-    cat of all five clue values; points are the engine's."""
+    cat of all five clue values; chip values and points are the engine's."""
     plain = CheckpointCharlieVectorEnv(48, opponents="bayes_v2", belief_features="players", num_players=[3, 4, 5])
     with_state = CheckpointCharlieVectorEnv(
         48, opponents="bayes_v2", belief_features="players", num_players=[3, 4, 5], critic_state=True
@@ -54,8 +54,12 @@ def test_the_critic_state_is_appended_to_the_unchanged_observation():
             else:
                 assert not clues[r].any()
         chief = int(chief_of(state.clues[b : b + 1], state.bag[b : b + 1])[0])
-        assert CRITIC_STATE.view(hidden[b], "state_chief").argmax() == chief
-        assert {int(c) for c in ASSISTANTS[chief]} <= set(range(32))
+        one_hot = CRITIC_STATE.view(hidden[b], "state_chief")
+        assert one_hot.argmax() == chief and one_hot.sum() == 1
+        values = CRITIC_STATE.view(hidden[b], "state_chip_values")
+        for r in range(n):  # each relative seat's chips by value, hidden from every other seat
+            assert np.allclose(values[r], state.value_counts[b, (seats[b] + r) % n] / 10)
+        assert not values[n:].any()
         bag = np.flatnonzero(CRITIC_STATE.view(hidden[b], "state_bag"))
         assert sorted(bag) == sorted(int(c) for c in state.bag[b, : 5 - n])
         points = CRITIC_STATE.view(hidden[b], "state_points")

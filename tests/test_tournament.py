@@ -108,7 +108,7 @@ def test_mixed_table_results_do_not_depend_on_the_lineup_order():
 def test_an_agent_file_plays_the_same_games_whatever_path_names_it(tmp_path, monkeypatch):
     """Seatings follow an agent file's weights, not its path: the shipped folder, the same folder
     written another way, and a copy elsewhere play the same games of a mixed table; another agent
-    file, or the same cards' weights changed, may not."""
+    file has another key; a scripted player's key is its label."""
     import shutil
 
     root = Path(__file__).resolve().parents[1]
