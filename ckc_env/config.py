@@ -28,12 +28,12 @@ The chip pool is the base pool; the variants take their chips out of it (RULES.m
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import InputError, read_yaml, short
+from .files import InputError, keys_text, read_yaml, short, short_text, unknown_keys
 
 COLOURS = ("gold", "white", "black")
 GOLD, WHITE, BLACK = 0, 1, 2
@@ -166,16 +166,20 @@ class GameConfig:
     def from_dict(cls, data: Mapping[str, Any]) -> GameConfig:
         if not isinstance(data, Mapping):
             raise ValueError(f"a game config must be a mapping of option names to values, got {type(data).__name__}")
-        unknown = sorted(set(data) - set(cls.fields()))
+        unknown = unknown_keys(data, cls.fields())
         if unknown:
-            raise ValueError(f"unknown game option(s) {unknown}: accepted options are {list(cls.fields())}")
+            raise ValueError(f"unknown game option(s) {keys_text(unknown)}: accepted options are {list(cls.fields())}")
         return cls(**data)
 
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> GameConfig:
-        """Load a rules preset; keyword overrides win over the file (e.g. ``num_players``)."""
-        data = load_yaml_mapping(path)
-        return cls.from_dict({**data, **overrides})
+        """Load a rules preset; keyword overrides win over the file (e.g. ``num_players``). A
+        ValueError names the file, the option and the accepted values."""
+        data = load_rules(path)
+        try:
+            return cls.from_dict({**data, **overrides})
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
     def to_dict(self) -> dict[str, Any]:
         out = {f: getattr(self, f) for f in self.fields()}
@@ -193,13 +197,60 @@ def _check_int_or_random(name: str, value: Any, n: int) -> None:
         _fail(name, value, f"'random' or a seat from 0 to {n - 1}")
 
 
-def load_yaml_mapping(path: str | Path) -> dict[str, Any]:
-    """Read a YAML file that must hold a mapping; a malformed, oversized, aliased or too deeply
-    nested file gets a ValueError naming the file (:func:`ckc_env.files.read_yaml`)."""
+def load_yaml_mapping(path: str | Path, accepted: Sequence[str] | None = None, what: str = "option") -> dict[str, Any]:
+    """Read a YAML file that must hold a mapping of option names; a malformed, oversized, aliased or
+    too deeply nested file gets a ValueError naming the file (:func:`ckc_env.files.read_yaml`), and
+    so does a key that no config has (:func:`check_keys`). With ``accepted``, a top-level key not
+    among them is refused too, naming the file, the key and the accepted keys (``what`` names them:
+    ``unknown game option(s) ['variant']: accepted game options are [...]``)."""
     path = Path(path)
     data = read_yaml(path, "config file")
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise InputError(f"{path} must hold a mapping of option names to values, got {type(data).__name__}")
+    if accepted is not None:
+        unknown = unknown_keys(data, accepted)
+        if unknown:
+            raise InputError(f"{path}: unknown {what}(s) {keys_text(unknown)}: accepted {what}s are {list(accepted)}")
+    check_keys(data, str(path))
     return data
+
+
+def load_rules(path: str | Path) -> dict[str, Any]:
+    """A rules file's options (the keys of :class:`GameConfig`: another key is refused naming the
+    file, the key and the accepted options; the values are checked by :meth:`GameConfig.from_dict`)."""
+    return load_yaml_mapping(path, GameConfig.fields(), "game option")
+
+
+def check_keys(data: Any, source: str) -> None:
+    """Refuse keys no config has, anywhere in ``data``: a mapping's keys are option names (text) or,
+    in a mapping by player count (``opponents: {3: ..., 5: ...}``), integers, never both; a null
+    (``~``), true/false (YAML reads ``on``, ``yes``, ``no`` as those), a number with a point or a
+    date is never a key. Walked without recursion; the refusal names the file, the key and where it is."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, list):
+            stack.extend((child, f"{where}[{k}]") for k, child in enumerate(item) if isinstance(child, (dict, list)))
+            continue
+        if not isinstance(item, dict):
+            continue
+        place = f" in {short_text(where, 200)}" if where else " at the top level"
+        names = [key for key in item if isinstance(key, str)]
+        for key in item:
+            if not isinstance(key, str) and (isinstance(key, bool) or not isinstance(key, int)):
+                raise InputError(
+                    f"{source}: key {short(key)}{place} is not accepted: keys are option names (text), or player "
+                    "counts in a mapping by count (YAML reads ~ as null and on, off, yes, no as true or false: quote them)"
+                )
+            if not isinstance(key, str) and names:
+                raise InputError(
+                    f"{source}: key {short(key)}{place} stands beside the names {keys_text(names)}: a mapping's keys "
+                    "are option names (text), or player counts in a mapping by count, not both"
+                )
+        stack.extend(
+            (child, f"{where}.{key}" if where else str(key))
+            for key, child in item.items()
+            if isinstance(child, (dict, list))
+        )

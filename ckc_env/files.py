@@ -8,7 +8,9 @@ a shared run folder). Reading one must end quickly with a named error, whatever 
 | a file's size | :data:`CARD_BYTES` for agent cards, :data:`YAML_BYTES` for configs, :data:`JSON_BYTES` otherwise, checked before reading | :class:`InputError` naming the file, its size and the limit |
 | nesting | :data:`MAX_DEPTH` levels of lists and mappings (JSON and YAML) | the same |
 | YAML aliases | refused (``&a`` / ``*a``): a 300-byte file of aliases expands to 10^9 items | the same |
-| values in messages | :func:`short`: a bounded ``repr`` | |
+| a value Python cannot build | an integer of more than 4300 digits (JSON and YAML), a date with month 13 (YAML) | the same, with the value's line (YAML): :func:`value_error` |
+| values in messages | :func:`short`: a bounded ``repr`` (an integer too long to print is named by its size) | |
+| keys in messages | :func:`unknown_keys`, :func:`keys_text`: keys of mixed types (``1``, ``~`` beside names) named, never compared | |
 | text shown in a terminal | :func:`printable`: control characters escaped (a name from a replay cannot move the cursor or recolour the screen) | |
 
 :class:`InputError` is a ``ValueError``, so every caller that names bad input (the commands' exit
@@ -18,7 +20,10 @@ status 2) takes it as it takes the others.
 from __future__ import annotations
 
 import json
+import re
 import reprlib
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +72,7 @@ def parse_json(data: bytes | str, source: str, max_depth: int = MAX_DEPTH) -> An
     except UnicodeDecodeError as exc:
         raise InputError(f"{source} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
     except ValueError as exc:  # JSONDecodeError, and numbers with more digits than Python converts
-        raise InputError(f"{source} is not valid JSON: {exc}") from None
+        raise InputError(f"{source} is not valid JSON: {value_error(exc)}") from None
     check_depth(value, source, max_depth)
     return value
 
@@ -88,6 +93,17 @@ class _NoAliasLoader:
             import yaml
 
             class Loader(yaml.SafeLoader):
+                def construct_object(self, node: Any, deep: bool = False) -> Any:
+                    # A scalar Python cannot convert (an integer of more than 4300 digits, a date
+                    # with month 13, ``!!timestamp x``) raises a plain ValueError or AttributeError
+                    # in PyYAML's constructors: made a YAML error with the value and its line.
+                    try:
+                        return super().construct_object(node, deep)
+                    except (ValueError, ArithmeticError, AttributeError, TypeError) as exc:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, value_error(exc, getattr(node, "value", None)), node.start_mark
+                        ) from None
+
                 def compose_node(self, parent: Any, index: Any) -> Any:
                     if self.check_event(yaml.AliasEvent):
                         event = self.peek_event()
@@ -117,6 +133,20 @@ def parse_yaml(text: str, source: str, max_depth: int = MAX_DEPTH) -> Any:
     return value
 
 
+def value_error(exc: BaseException, text: Any = None) -> str:
+    """Why a value in a file could not be read, in the reader's terms: an integer longer than
+    Python converts is named with its length and the limit (not ``sys.set_int_max_str_digits``)."""
+    message = str(exc)
+    if "Exceeds the limit" in message and "integer string conversion" in message:
+        digits = re.search(r"value has (\d+) digits", message)
+        return (
+            f"an integer of {digits.group(1) if digits else 'too many'} digits: integers of at most "
+            f"{sys.get_int_max_str_digits():,} digits are accepted"
+        )
+    shown = f"cannot read the value {short_text(str(text), 80)!r}: " if isinstance(text, str) else ""
+    return shown + short_text(message, 300)
+
+
 def read_yaml(path: str | Path, what: str = "config file", limit: int = YAML_BYTES) -> Any:
     """A YAML file read within bounds (size, aliases, nesting)."""
     data = read_bytes(path, what, limit)
@@ -144,7 +174,16 @@ def check_depth(value: Any, source: str, max_depth: int = MAX_DEPTH) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- showing
-_REPR = reprlib.Repr()
+class _Repr(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        # An integer of more decimal digits than Python converts (``0x`` followed by 5000 ``f``s in a
+        # YAML file) has no repr: it is named by its size instead.
+        if x.bit_length() > 3 * (sys.get_int_max_str_digits() or 4300):  # about 0.9 times the limit in digits
+            return f"<an integer of about {int(x.bit_length() * 0.30103):,} digits>"
+        return super().repr_int(x, level)
+
+
+_REPR = _Repr()
 _REPR.maxlevel = 3
 _REPR.maxdict = _REPR.maxlist = _REPR.maxtuple = _REPR.maxset = 8
 _REPR.maxstring = _REPR.maxother = 80
@@ -155,6 +194,30 @@ def short(value: Any, limit: int = 200) -> str:
     """A ``repr`` of bounded length and effort, for values from files in error messages (a value
     built from aliases or a huge list is never formatted whole)."""
     return short_text(_REPR.repr(value), limit)
+
+
+# ---------------------------------------------------------------------------------------------- keys
+MAX_KEYS_SHOWN = 20
+"""A message names at most this many unknown keys (then how many there are in all)."""
+
+
+def unknown_keys(data: Mapping[Any, Any], accepted: Iterable[str]) -> list[Any]:
+    """The keys of ``data`` that are not ``accepted``, in a stable order: names sorted, then any
+    other key (a number, YAML's ``~``, a date) by its ``repr``. Keys of mixed types are never
+    compared with each other, so ``{1: 2, "stasi": True}`` is named, not a ``TypeError``."""
+    names = set(accepted)
+    unknown = [key for key in data if not (isinstance(key, str) and key in names)]
+    return sorted(
+        unknown, key=lambda key: (0, key, "") if isinstance(key, str) else (1, type(key).__name__, short(key))
+    )
+
+
+def keys_text(keys: Sequence[Any], prefix: str = "") -> str:
+    """Keys in a message, as a list: a name quoted (``'game.stasi2'``, with ``prefix``), any other
+    key as its bounded ``repr`` (``game.1``, ``game.None``); at most :data:`MAX_KEYS_SHOWN` of them."""
+    shown = [repr(prefix + key) if isinstance(key, str) else prefix + short(key) for key in keys[:MAX_KEYS_SHOWN]]
+    more = f", ... ({len(keys):,} in all)" if len(keys) > MAX_KEYS_SHOWN else ""
+    return short_text("[" + ", ".join(shown) + more + "]", 2000)
 
 
 def short_text(text: str, limit: int = 200) -> str:
@@ -173,3 +236,80 @@ def printable(text: str, keep_newlines: bool = False) -> str:
         ch if ch.isprintable() or (keep_newlines and ch == "\n") else ch.encode("unicode_escape").decode("ascii")
         for ch in text
     )
+
+
+# ---------------------------------------------------------------------------------------------- writing
+def write_atomic(path: str | Path, data: bytes | str) -> None:
+    """Write ``path`` whole or not at all, and never through a link.
+
+    The bytes go to a new temporary file beside it (created exclusively, so a planted name cannot
+    redirect them), are flushed to disk, then renamed over ``path``: a reader, or a run killed
+    mid-write, sees the old file or the new one, never half of one. A ``path`` that is a symbolic
+    link, a FIFO, a device or a folder is refused by name (:class:`InputError`), not written through.
+    """
+    import os
+    import tempfile
+
+    path = Path(path)
+    check_writable(path)
+    if isinstance(data, str):
+        data = data.encode()
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def check_writable(path: str | Path) -> None:
+    """Refuse a file to be written or removed that exists as anything but a regular file."""
+    import stat
+
+    path = Path(path)
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise InputError(
+            f"{path} is {kind_of(mode)}, not a regular file: refusing to write or remove it (remove it yourself)"
+        )
+
+
+def remove_file(path: str | Path) -> None:
+    """Remove a regular file (a missing one is fine); a link, FIFO, device or folder is refused by name."""
+    path = Path(path)
+    check_writable(path)
+    path.unlink(missing_ok=True)
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words, for messages."""
+    import stat
+
+    for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISREG, "a regular file"),
+    ):
+        if test(mode):
+            return name
+    return "an unknown kind of file"
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

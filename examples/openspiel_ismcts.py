@@ -74,11 +74,17 @@ def tournament(players: int, games: int, simulations: int, max_rounds: int, seed
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=cli.integer(1), default=6, help="games in each part")
+    parser.add_argument("--games", type=cli.games(), default=6, help=f"games in each part (1..{cli.MAX_GAMES:,})")
     parser.add_argument("--players", type=cli.integer(3, 5), default=3)
-    parser.add_argument("--simulations", type=cli.integer(1), default=100, help="ISMCTS simulations per decision")
+    parser.add_argument(
+        "--simulations",
+        type=cli.integer(1, ckc_openspiel.MAX_SIMULATIONS),
+        default=100,
+        help=f"ISMCTS simulations per decision (1..{ckc_openspiel.MAX_SIMULATIONS:,})",
+    )
     parser.add_argument("--max-rounds", type=cli.integer(1, 5), default=5, help="rounds at most per game (1..5)")
-    parser.add_argument("--seed", type=cli.integer(0), default=0)
+    # NumPy's RandomState takes seeds below 2**32, and game g of part 1 is seeded seed + g
+    parser.add_argument("--seed", type=cli.integer(0, 2**31 - 1), default=0, help="0..2**31 - 1 (default 0)")
     args = parser.parse_args()
     openspiel_games(args.players, args.games, args.simulations, args.max_rounds, args.seed)
     tournament(args.players, args.games, args.simulations, args.max_rounds, args.seed)

@@ -478,3 +478,99 @@ def test_the_package_needs_no_open_spiel(openspiel):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "refused"
+
+
+# ---------------------------------------------------------------------------------------------- hostile values
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"simulations": 1e9}, r"invalid simulations=1000000000\.0: accepted values are integers from 1 to 100000"),
+        ({"simulations": 10**9}, r"invalid simulations=1000000000: accepted values are integers from 1 to 100000"),
+        ({"simulations": 0}, r"invalid simulations=0: accepted values are integers from 1"),
+        ({"simulations": -5}, r"invalid simulations=-5"),
+        ({"simulations": "10"}, r"invalid simulations='10'"),
+        ({"simulations": 2.5}, r"invalid simulations=2\.5"),
+        ({"simulations": True}, r"invalid simulations=True"),
+        ({"rollouts": 0}, r"invalid rollouts=0: accepted values are integers from 1 to 100"),
+        ({"rollouts": 10**6}, r"invalid rollouts=1000000"),
+        ({"uct_c": float("nan")}, r"invalid uct_c=nan: accepted values are finite numbers > 0"),
+        ({"uct_c": float("inf")}, r"invalid uct_c=inf"),
+        ({"uct_c": 0}, r"invalid uct_c=0"),
+        ({"uct_c": "4"}, r"invalid uct_c='4'"),
+        ({"reward": "glory"}, r"invalid reward='glory': accepted values are \['points', 'win', 'margin'\]"),
+    ],
+)
+def test_ismcts_parameters_are_checked_when_the_spec_is_validated(openspiel, capsys, params, message):
+    """Each parameter with the value and its range, before any game is played (it used to be an
+    AssertionError or a TypeError in play, or a run without end)."""
+    import time
+
+    from ckc_env.training import evaluate
+
+    from ckc_env import players
+    from ckc_env.agents import REGISTRY
+    from ckc_env.evaluation.tournament import run_tournament
+
+    openspiel.register_agents()
+    spec = {"name": openspiel.ISMCTS_NAME, **params}
+    started = time.perf_counter()
+    try:
+        for call in (
+            lambda: players.validate(spec),
+            lambda: run_tournament([spec, "random", "random"], games=3, workers=1),
+            lambda: openspiel.ISMCTSAgent(seed=0, **params),
+        ):
+            with pytest.raises(ValueError, match=message):
+                call()
+        if "reward" not in params:
+            game = openspiel.load(GameConfig(num_players=3))
+            with pytest.raises(ValueError, match=message):
+                openspiel.ismcts_bot(game, np.random.RandomState(0), **params)
+        if not any(isinstance(v, str) and v[0].isdigit() for v in params.values()):  # "10" is 10 on a command line
+            text = openspiel.ISMCTS_NAME + ":" + ",".join(f"{k}={v}" for k, v in params.items())
+            with pytest.raises(SystemExit) as info:
+                evaluate.main(["--lineup", text, "random", "random", "--games", "3", "--no-progress"])
+            assert info.value.code == 2
+            assert "invalid " + next(iter(params)) in capsys.readouterr().err
+    finally:
+        REGISTRY.pop(openspiel.ISMCTS_NAME, None)
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"players": 2**40}, r"invalid players=1099511627776: accepted values are 3, 4 or 5"),
+        ({"players": -(2**40)}, r"invalid players=-1099511627776: accepted values are 3, 4 or 5"),
+        ({"players": 7}, r"invalid players=7: accepted values are 3, 4 or 5"),
+        ({"max_rounds": 2**63}, r"invalid max_rounds=9223372036854775808: accepted values are an integer from 1 to 5"),
+        ({"target_points": 2**31}, r"invalid target_points=2147483648: accepted values are an integer from 1 to 50"),
+        (
+            {"first_player": "seat " + "9" * 5000},
+            r"invalid first_player='seat 999.*': accepted values are 'random' or a seat",
+        ),
+        ({"bogus": 1, 3: 4}, r"unknown parameter\(s\) \['bogus', 3\]: accepted parameters are \['players'"),
+    ],
+)
+def test_load_game_names_a_parameter_openspiel_cannot_hold(openspiel, params, message):
+    """OpenSpiel converts parameters to C++ before the game's constructor sees them: an integer
+    beyond a C++ int was pybind11's "Unable to cast Python instance" with no parameter named."""
+    import pyspiel
+
+    with pytest.raises(ValueError, match=message):
+        pyspiel.load_game(openspiel.GAME_NAME, params)
+    with pytest.raises(ValueError, match=message):
+        openspiel.config_of(params)
+
+
+def test_a_game_string_with_an_integer_openspiel_cannot_hold_is_named(openspiel):
+    import pyspiel
+
+    with pytest.raises(ValueError, match=r"invalid players=1099511627776: accepted values are 3, 4 or 5"):
+        pyspiel.load_game(f"{openspiel.GAME_NAME}(players=1099511627776,stasi=True)")
+    with pytest.raises(ValueError, match=r"invalid max_rounds='9999.*': accepted values are an integer from 1 to 5"):
+        pyspiel.load_game(f"{openspiel.GAME_NAME}(max_rounds={'9' * 5000})")
+    game = pyspiel.load_game(openspiel.GAME_NAME, {"players": np.int64(4), "stasi": np.bool_(True)})
+    assert game.config == GameConfig(num_players=4, stasi=True)
+    assert pyspiel.load_game("kuhn_poker", {"players": 3}).num_players() == 3  # other games load as before
+    assert pyspiel.load_game.__wrapped__ is not pyspiel.load_game

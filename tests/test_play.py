@@ -192,7 +192,10 @@ BAD = [
     (["--seat", "0", "--opponents", "random", "random", "--players", "5"], "4 opponents"),
     (["--seat", "0", "--rules", "missing.yaml"], "no rules preset or file 'missing.yaml': presets are"),
     (["--games", "0"], "argument --games: 0 is out of range"),
-    (["--seed", "-1"], "argument --seed: -1 is out of range: accepted values are integers >= 0"),
+    (
+        ["--seed", "-1"],
+        "argument --seed: -1 is out of range: accepted values are integers from 0 to 18446744073709551615",
+    ),
     (["--seat", "0", "--games", "3"], "a person plays one game"),
     (["--seat", "0", "--opponents", *["random"] * 5], "5 opponents and you make 6 players: a game has 3 to 5"),
     (["--seat", "0", "--render"], "--render is for games between computer players"),

@@ -45,7 +45,7 @@ from typing import Any
 
 from ckc_env import cli, configs, players
 from ckc_env.agents import REGISTRY
-from ckc_env.config import load_yaml_mapping
+from ckc_env.config import load_rules as read_rules
 from ckc_env.evaluation.paired import compare
 from ckc_env.evaluation.seating import SCHEMES
 from ckc_env.evaluation.tournament import ENGINES, round_robin, run_tournament
@@ -90,14 +90,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="seats per table, 3 to 5 (round robin: default the number of players, at most 5)",
     )
-    parser.add_argument("--games", type=cli.integer(1), default=2000, help="games in all (default 2000)")
-    parser.add_argument("--seed", type=cli.integer(0), default=0, help="the tournament's root seed (default 0)")
+    parser.add_argument(
+        "--games", type=cli.games(), default=2000, help=f"games in all, 1 to {cli.MAX_GAMES:,} (default 2000)"
+    )
+    parser.add_argument(
+        "--seed", type=cli.seed(), default=0, help=f"the tournament's root seed, 0 to {cli.MAX_SEED} (default 0)"
+    )
     parser.add_argument(
         "--rules",
         metavar="PRESET",
         help=f"rules preset ({', '.join(configs.names('rules'))}) or a YAML file (default: base)",
     )
-    parser.add_argument("--workers", type=cli.integer(1), default=None, help="worker processes (default: all cores)")
+    parser.add_argument(
+        "--workers",
+        type=cli.integer(1, cli.MAX_WORKERS),
+        default=None,
+        help=f"worker processes, 1 to {cli.MAX_WORKERS} (default: all cores)",
+    )
     parser.add_argument("--out", metavar="PREFIX", help="write PREFIX.json (and PREFIX.csv for a lineup)")
     parser.add_argument(
         "--plot", metavar="FILE", help="draw the win rates with their intervals to FILE (.png, .svg; needs matplotlib)"
@@ -120,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def load_rules(name: str | None) -> dict[str, Any]:
     """A rules preset by name (``stasi``) or a YAML file's path, as GameConfig options."""
-    return {} if name is None else load_yaml_mapping(configs.preset("rules", name))
+    return {} if name is None else read_rules(configs.preset("rules", name))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -38,13 +38,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games", type=cli.integer(1), default=600, help="games per candidate")
+    parser.add_argument("--games", type=cli.games(), default=600, help="games per candidate")
     parser.add_argument("--passes", type=cli.integer(1), default=2)
-    parser.add_argument("--seed", type=cli.integer(0), default=12345)
+    parser.add_argument("--seed", type=cli.seed(), default=12345)
     parser.add_argument(
         "--min-gain", type=cli.number(0.0, 1.0), default=0.01, help="win-rate gain needed to change a value"
     )
-    parser.add_argument("--workers", type=cli.integer(1), default=None)
+    parser.add_argument("--workers", type=cli.integer(1, cli.MAX_WORKERS), default=None)
     parser.add_argument("--out", default="docs/bayes_v1_tuning.json")
     args = parser.parse_args(argv)
 

@@ -54,14 +54,14 @@ def main(argv: list[str] | None = None) -> None:
         description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--players", type=cli.integer(3, 5), required=True)
-    parser.add_argument("--games", type=cli.integer(1), default=2000, help="games per candidate")
+    parser.add_argument("--games", type=cli.games(), default=2000, help="games per candidate")
     parser.add_argument("--passes", type=cli.integer(1), default=1)
-    parser.add_argument("--seed", type=cli.integer(0), default=31)
+    parser.add_argument("--seed", type=cli.seed(), default=31)
     parser.add_argument(
         "--min-gain", type=cli.number(0.0, 1.0), default=0.005, help="paired win-rate gain needed to change a value"
     )
-    parser.add_argument("--check-seed", type=cli.integer(0), default=32)
-    parser.add_argument("--check-games", type=cli.integer(1), default=4000)
+    parser.add_argument("--check-seed", type=cli.seed(), default=32)
+    parser.add_argument("--check-games", type=cli.games(), default=4000)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
 

@@ -38,6 +38,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from ..files import short
+
 GOLDEN = 0x9E3779B97F4A7C15
 M1 = 0xBF58476D1CE4E5B9
 M2 = 0x94D049BB133111EB
@@ -60,7 +62,7 @@ def mix64(x: Any) -> Any:
 def key_of(seed: int) -> int:
     """The key of the stream seeded ``seed`` (a game's, or a player's)."""
     if isinstance(seed, bool) or not 0 <= int(seed) < SEED_LIMIT:
-        raise ValueError(f"a seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
+        raise ValueError(f"a seed must be an integer from 0 to 2**64 - 1, got {short(seed)}")
     return mix64(int(seed) ^ GOLDEN)
 
 

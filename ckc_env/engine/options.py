@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import COLOURS, GameConfig
+from ..files import keys_text, unknown_keys
 from .cards import INVESTIGATOR, N_CATS, N_CLUES, N_FEATURES
 
 ROUND_KEYS = ("deck", "tiles", "clues", "bag")
@@ -120,12 +121,12 @@ def parse_reset_options(options: Mapping[str, Any] | None, config: GameConfig) -
         return ResetOptions()
     if not isinstance(options, Mapping):
         raise ValueError(f"reset options must be a mapping with keys {list(OPTION_KEYS)}, got {options!r}")
-    unknown = sorted(set(options) - set(OPTION_KEYS))
+    unknown = unknown_keys(options, OPTION_KEYS)
     # Options the environment does not use are ignored, as gymnasium's are; beside known keys an
     # unknown one is most likely misspelt, so it is named.
     if unknown and len(unknown) < len(options):
         warnings.warn(
-            f"ignoring unknown reset option(s) {unknown}: accepted options are {list(OPTION_KEYS)}",
+            f"ignoring unknown reset option(s) {keys_text(unknown)}: accepted options are {list(OPTION_KEYS)}",
             stacklevel=3,
         )
     first_player = options.get("first_player")
@@ -150,9 +151,11 @@ def parse_reset_options(options: Mapping[str, Any] | None, config: GameConfig) -
         for i, entry in enumerate(rounds_data):
             if not isinstance(entry, Mapping):
                 raise ValueError(f"option rounds[{i}] must be a mapping with keys {list(ROUND_KEYS)}, got {entry!r}")
-            bad = sorted(set(entry) - set(ROUND_KEYS))
+            bad = unknown_keys(entry, ROUND_KEYS)
             if bad:
-                raise ValueError(f"option rounds[{i}] has unknown key(s) {bad}: accepted keys are {list(ROUND_KEYS)}")
+                raise ValueError(
+                    f"option rounds[{i}] has unknown key(s) {keys_text(bad)}: accepted keys are {list(ROUND_KEYS)}"
+                )
             rounds.append(_parse_round(entry, config, f"rounds[{i}]."))
     elif top_level:
         rounds.append(_parse_round(top_level, config, ""))

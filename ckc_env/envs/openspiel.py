@@ -29,6 +29,12 @@ the reward scheme:
 | ``target_points`` | 10 | 1..50 |
 | ``reward`` | ``"points"`` | the scheme of ``ckc_env.table.rewards``: ``"points"``, ``"margin"`` or ``"win"`` (returns sum to each seat's final points, its margin, or its share of the win) |
 
+A refused parameter is a ValueError naming it, its value and the accepted values. OpenSpiel turns
+a parameter mapping into C++ values before the game's constructor sees it, so an integer beyond a
+C++ int (``{"players": 2**40}``) would end in pybind11's bare "Unable to cast Python instance";
+importing this module therefore wraps ``pyspiel.load_game`` (:func:`load_game`) to check this
+game's parameters first, the mapping or the game string; other games load as before.
+
 **Actions** are the environment's 40 (``ckc_env.engine.actions``: pass, accuse cat c, clue face
 A/B, Cafe Adler keep / swap with seat +k). **Chance nodes** are the engine's chance questions
 (``ckc_env.engine.chance``), each asked as a sequence of chance nodes with exact probabilities, so
@@ -72,13 +78,17 @@ still being made; its ``history()`` is this state's (not a history of the new wo
 
 **A seat in ckc_env games.** :class:`OpenSpielAgent` plays any ``pyspiel.Bot`` in the environment
 and the tournaments (:class:`ISMCTSAgent`: OpenSpiel's information-set MCTS); :func:`register_agents`
-names it ``openspiel_ismcts`` among the players, so that tournaments can seat it by spec.
+names it ``openspiel_ismcts`` among the players, so that tournaments can seat it by spec. Its
+parameters are checked when the spec is (:func:`check_ismcts`): ``simulations`` an integer from 1
+to :data:`MAX_SIMULATIONS` (100,000), ``rollouts`` from 1 to :data:`MAX_ROLLOUTS` (100), ``uct_c`` a
+finite number > 0, ``reward`` a scheme above.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -88,6 +98,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 from ..agents.base import Agent
+from ..cli import check_count
 from ..config import COLOURS, GameConfig
 from ..engine import game as engine
 from ..engine.actions import CAFE_ADLER, CLUE_FACE, DECISION_KINDS, KEEP, N_ACTIONS, SWAP, action_to_string
@@ -97,6 +108,7 @@ from ..engine.scoring import total
 from ..engine.state import GAME_OVER, PHASES, SWAPPING, GameState
 from ..engine.suspicion import SEAT_ORDERS
 from ..engine.view import PlayerView
+from ..files import keys_text, short, unknown_keys
 from ..observation import OBSERVATION, encoder
 from ..resample import Uniform, resample
 from ..table import rewards as reward_schemes
@@ -124,11 +136,12 @@ def parse_chip_pool(text: str) -> dict[str, list[int]]:
             continue
         name, values = words[0], words[1:]
         if name not in COLOURS or name in pool:
-            raise ValueError(f"invalid chip_pool={text!r}: give each of {list(COLOURS)} once, e.g. {_DEFAULT_POOL!r}")
-        try:
-            pool[name] = [int(v) for v in values]
-        except ValueError:
-            raise ValueError(f"invalid chip_pool={text!r}: values are integers, e.g. {_DEFAULT_POOL!r}") from None
+            raise ValueError(
+                f"invalid chip_pool={short(text)}: give each of {list(COLOURS)} once, e.g. {_DEFAULT_POOL!r}"
+            )
+        if not all(re.fullmatch(r"[+-]?[0-9]{1,9}", v) for v in values):
+            raise ValueError(f"invalid chip_pool={short(text)}: values are integers, e.g. {_DEFAULT_POOL!r}")
+        pool[name] = [int(v) for v in values]
     return pool
 
 
@@ -152,19 +165,25 @@ PARAMETERS: dict[str, Any] = {
 
 
 def config_of(params: Mapping[str, Any]) -> tuple[GameConfig, str]:
-    """The rules and the reward scheme of a parameter mapping (missing ones: the defaults)."""
-    unknown = sorted(set(params) - set(PARAMETERS))
+    """The rules and the reward scheme of a parameter mapping (missing ones: the defaults); a
+    ValueError names the parameter, its value and the accepted values."""
+    if not isinstance(params, Mapping):
+        raise ValueError(f"{GAME_NAME}'s parameters are a mapping with keys {list(PARAMETERS)}, got {short(params)}")
+    unknown = unknown_keys(params, PARAMETERS)
     if unknown:
-        raise ValueError(f"unknown parameter(s) {unknown}: accepted parameters are {list(PARAMETERS)}")
+        raise ValueError(f"unknown parameter(s) {keys_text(unknown)}: accepted parameters are {list(PARAMETERS)}")
     given = {**PARAMETERS, **params}
+    players = given["players"]
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 3 <= players <= 5:
+        raise ValueError(f"invalid players={short(players)}: accepted values are 3, 4 or 5 (the number of players)")
     first = given["first_player"]
-    if isinstance(first, str) and first.removeprefix("seat").strip().lstrip("-").isdigit():
-        first = int(first.removeprefix("seat"))
+    if isinstance(first, str) and re.fullmatch(r"(seat)?\s*-?[0-9]{1,9}", first.strip()):
+        first = int(first.strip().removeprefix("seat"))
     reward = given["reward"]
-    if reward not in reward_schemes.REWARDS:
-        raise ValueError(f"invalid reward={reward!r}: accepted values are {list(reward_schemes.REWARDS)}")
+    if not isinstance(reward, str) or reward not in reward_schemes.REWARDS:
+        raise ValueError(f"invalid reward={short(reward)}: accepted values are {list(reward_schemes.REWARDS)}")
     config = GameConfig(
-        num_players=given["players"],
+        num_players=int(players),
         first_player=first,
         clue_face=given["clue_face"],
         window_order=given["window_order"],
@@ -926,7 +945,10 @@ class ISMCTSAgent(OpenSpielAgent):
         rollouts: int = 1,
         reward: str = "points",
     ) -> None:
-        self.simulations, self.uct_c, self.rollouts = simulations, uct_c, rollouts
+        # checked here, so that a spec's parameters are refused when the spec is validated
+        self.simulations, self.uct_c, self.rollouts = check_ismcts(simulations, uct_c, rollouts)
+        if not isinstance(reward, str) or reward not in reward_schemes.REWARDS:
+            raise ValueError(f"invalid reward={short(reward)}: accepted values are {list(reward_schemes.REWARDS)}")
         super().__init__(self._make_bot, seed=seed, reward=reward)
 
     def _make_bot(self, game: CheckpointCharlieGame, seat: int, random_state: np.random.RandomState) -> Any:
@@ -961,6 +983,29 @@ class RandomRollouts(mcts.RandomRolloutEvaluator):
         return result / self.n_rollouts
 
 
+MAX_SIMULATIONS = 100_000
+"""The most ISMCTS simulations per decision (each resamples a world and plays it out, some 4 ms on a
+core of a 3-player game's first decision: 100,000 take about 7 minutes a decision)."""
+MAX_ROLLOUTS = 100
+"""The most random rollouts per ISMCTS leaf."""
+
+
+def check_ismcts(simulations: Any, uct_c: Any, rollouts: Any) -> tuple[int, float, int]:
+    """ISMCTS's parameters, checked: ``simulations`` an integer from 1 to :data:`MAX_SIMULATIONS`,
+    ``uct_c`` a finite number > 0, ``rollouts`` an integer from 1 to :data:`MAX_ROLLOUTS`; a
+    ValueError names the parameter, its value and the accepted values."""
+    simulations = check_count("simulations", simulations, 1, MAX_SIMULATIONS)
+    rollouts = check_count("rollouts", rollouts, 1, MAX_ROLLOUTS)
+    if (
+        isinstance(uct_c, (bool, np.bool_))
+        or not isinstance(uct_c, (int, float, np.integer, np.floating))
+        or not math.isfinite(uct_c)
+        or uct_c <= 0
+    ):
+        raise ValueError(f"invalid uct_c={short(uct_c)}: accepted values are finite numbers > 0")
+    return simulations, float(uct_c), rollouts
+
+
 def ismcts_bot(
     game: CheckpointCharlieGame,
     random_state: np.random.RandomState,
@@ -969,7 +1014,8 @@ def ismcts_bot(
     rollouts: int = 1,
 ) -> Any:
     """OpenSpiel's ``ISMCTSBot`` on this game, its worlds resampled with ``random_state`` (so a
-    seeded bot decides alike run after run)."""
+    seeded bot decides alike run after run); the parameters are checked by :func:`check_ismcts`."""
+    simulations, uct_c, rollouts = check_ismcts(simulations, uct_c, rollouts)
     evaluator = RandomRollouts(n_rollouts=rollouts, random_state=random_state)
     bot = ismcts.ISMCTSBot(
         game=game,
@@ -994,3 +1040,41 @@ def register_agents() -> None:
 
 
 pyspiel.register_game(_GAME_TYPE, CheckpointCharlieGame)
+
+
+# ---------------------------------------------------------------------------------------------- load_game
+INT_PARAMETERS = tuple(name for name, default in PARAMETERS.items() if type(default) is int)
+"""The integer parameters (``players``, ``max_rounds``, ``target_points``): C++ ints in OpenSpiel."""
+_LOAD_GAME = getattr(pyspiel.load_game, "__wrapped__", pyspiel.load_game)
+
+
+def load_game(*args: Any, **kwargs: Any) -> Any:
+    """``pyspiel.load_game``, with this game's parameters checked first. OpenSpiel converts a
+    parameter mapping to C++ before the game's constructor sees it, so an integer outside a C++
+    int (``{"players": 2**40}``) would end in pybind11's "Unable to cast Python instance" with no
+    parameter named: checked here, the refusal is the constructor's (``invalid players=...:
+    accepted values are 3, 4 or 5``). Other games load as before."""
+    if len(args) == 2 and not kwargs and isinstance(args[0], str) and args[0] == GAME_NAME:
+        params = args[1]
+        if isinstance(params, Mapping):  # NumPy scalars as the Python values pybind11 takes
+            params = {key: value.item() if isinstance(value, np.generic) else value for key, value in params.items()}
+        config_of(params)
+        args = (args[0], params)
+    elif len(args) == 1 and not kwargs and isinstance(args[0], str) and args[0].startswith(GAME_NAME + "("):
+        _check_game_string(args[0])
+    return _LOAD_GAME(*args, **kwargs)
+
+
+def _check_game_string(text: str) -> None:
+    """The integer parameters of a game string (``checkpoint_charlie(players=1099511627776)``) that
+    OpenSpiel's parser cannot hold, refused by name (the rest OpenSpiel and the constructor check)."""
+    for item in text[len(GAME_NAME) + 1 :].rstrip(")").split(","):
+        key, _, value = (part.strip() for part in item.partition("="))
+        if key in INT_PARAMETERS and re.fullmatch(r"[+-]?[0-9]+", value):
+            number = int(value) if len(value) <= 400 else value
+            if not isinstance(number, int) or not -(2**31) <= number < 2**31:
+                config_of({key: number})
+
+
+load_game.__wrapped__ = _LOAD_GAME  # type: ignore[attr-defined]
+pyspiel.load_game = load_game  # the module's own import registers the game and this check together

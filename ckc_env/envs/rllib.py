@@ -36,7 +36,7 @@ from .. import players
 from ..agents.base import Agent
 from ..config import GameConfig
 from ..engine.actions import N_ACTIONS
-from ..files import short
+from ..files import keys_text, unknown_keys
 from ..observation import ENV_VERSION, LAYOUTS
 from ..players import specs
 from ..players.rllib import MODULE_ID
@@ -54,10 +54,10 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         config = dict(config or {})
-        unknown = sorted(set(config) - set(ENV_KEYS) - set(GameConfig.fields()))
+        unknown = unknown_keys(config, (*ENV_KEYS, *GameConfig.fields()))
         if unknown:
             raise ValueError(
-                f"unknown env_config key(s) {short(unknown)}: accepted keys are {[*ENV_KEYS, *GameConfig.fields()]}"
+                f"unknown env_config key(s) {keys_text(unknown)}: accepted keys are {[*ENV_KEYS, *GameConfig.fields()]}"
             )
         self.reward = options.reward(config.pop("reward", "points"))
         learning_seats = config.pop("learning_seats", "all")

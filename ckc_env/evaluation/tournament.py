@@ -27,6 +27,10 @@ the players draw their random choices alike, so the same lineup and seed give th
 by game, on either engine.
 ``engine="scalar"`` (``ckc-evaluate --engine scalar``) plays them one at a time as before.
 
+Every count is bounded (:mod:`ckc_env.cli`): at most :data:`~ckc_env.cli.MAX_GAMES` games (a
+million), a root seed from 0 to 2**64 - 1, at most :data:`~ckc_env.cli.MAX_WORKERS` workers; a
+value beyond is a ValueError naming it and the range, before anything is played.
+
 Every metric is reported as a mean over games with a 95% interval (:class:`Stat`): Wilson's score
 interval for the rates (win share, chief caught per round), which never leaves [0, 1], and the
 normal interval for points and chips. ``markdown_table`` renders a saved result as the table the
@@ -53,8 +57,10 @@ import numpy as np
 from ..agents import Agent
 from ..batch.agents import BATCH_REGISTRY
 from ..batch.state import SEATS
+from ..cli import MAX_GAMES, MAX_SEED, MAX_WORKERS, check_count
 from ..config import COLOURS, GameConfig
 from ..engine.chance import key_of
+from ..files import short
 from ..observation import OBSERVATION
 from ..players import batch_capable, seating_key, specs
 from ..players import build as build_player
@@ -378,22 +384,23 @@ def run_tournament(
     config["num_players"] = n
     GameConfig.from_dict(config)  # fail early with the accepted values (3..5 players etc.)
     games = _positive_games(games)
-    for spec in lineup:
-        validate_player(spec, trust_checkpoint=trust_checkpoint)
-    arrangements = seatings([seating_key(s) for s in lineup], seating, fixed_first)
-    games = -(-games // len(arrangements)) * len(arrangements)
+    _check_seed_and_workers(seed, workers)
     if engine not in ENGINES:
-        raise ValueError(f"invalid engine={engine!r}: accepted values are {list(ENGINES)}")
-    batched = engine == "batched" or (
-        engine == "auto" and all(batch_capable(spec, trust_checkpoint) for spec in lineup)
-    )
-    if engine == "batched":
+        raise ValueError(f"invalid engine={short(engine)}: accepted values are {list(ENGINES)}")
+    if engine == "batched":  # before validate, which asks for what building the scalar form needs (ray)
         refused = [specs.label(s) for s in lineup if not batch_capable(s, trust_checkpoint)]
         if refused:
             raise ValueError(
                 f"engine='batched' but {refused} have no batched form: batched players are {sorted(BATCH_REGISTRY)} "
                 "and checkpoints (engine='auto' plays such tables on the scalar engine)"
             )
+    for spec in lineup:
+        validate_player(spec, trust_checkpoint=trust_checkpoint)
+    arrangements = seatings([seating_key(s) for s in lineup], seating, fixed_first)
+    games = -(-games // len(arrangements)) * len(arrangements)
+    batched = engine == "batched" or (
+        engine == "auto" and all(batch_capable(spec, trust_checkpoint) for spec in lineup)
+    )
     if batched:
         result = _run_batched(lineup, config, seed, games, progress, trust_checkpoint, arrangements)
         result.seating = describe(seating, n)
@@ -476,9 +483,18 @@ def _positive_games(games: Any) -> int:
         count = -1 if isinstance(games, bool) else operator.index(games)
     except TypeError:
         count = -1
-    if count <= 0:
-        raise ValueError(f"games must be a positive integer, got {games!r}")
+    if not 1 <= count <= MAX_GAMES:
+        raise ValueError(
+            f"games must be a positive integer, got {short(games)}: accepted values are 1 to {MAX_GAMES:,}"
+        )
     return count
+
+
+def _check_seed_and_workers(seed: Any, workers: Any) -> None:
+    """The root seed (0 .. 2**64 - 1, as the commands' ``--seed``) and the worker count (None: all cores)."""
+    check_count("seed", seed, 0, MAX_SEED)
+    if workers is not None:
+        check_count("workers", workers, 1, MAX_WORKERS)
 
 
 def _progress(total: int, enabled: bool, description: str) -> Callable[..., None]:
@@ -595,6 +611,7 @@ def round_robin(
     if len(players) < num_players:
         raise ValueError(f"a {num_players}-player round robin needs at least {num_players} players, got {len(players)}")
     games = _positive_games(games)
+    _check_seed_and_workers(seed, workers)
     for spec in players:  # before any table is played
         validate_player(spec, trust_checkpoint=trust_checkpoint)
     tables = list(combinations(players, num_players))

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from ..agents import Agent, make_agent
 from ..batch.agents import BATCH_REGISTRY, BatchAgent, make_batch_agent
-from ..files import short
+from ..cli import need_extra
+from ..files import keys_text, short, short_text, unknown_keys
 from .agent_file import PolicyNetwork
 from .loading import AgentSource, locate, require_trust
 from .specs import PlayerSpec, Spec, label, parse
@@ -58,12 +59,22 @@ class Player:
         if kind == "self":
             raise ValueError("'self' (snapshots of the learner) is built by the training code")
         if self.source is not None and self.source.kind == "rllib":
+            self.require_extras()
             from .rllib import RLlibAgent
 
             return RLlibAgent(self.source, seed=seed, trust_checkpoint=self.trust_checkpoint, **self.parsed.params)
         from .policy import PolicyAgent
 
         return PolicyAgent(self.source, seed=seed, trust_checkpoint=self.trust_checkpoint, **self.parsed.params)
+
+    def require_extras(self) -> None:
+        """A ValueError naming the extra to install when building the scalar player needs a library
+        that is missing (an RLlib checkpoint: ray, the ``rllib`` extra)."""
+        if self.source is not None and self.source.kind == "rllib":
+            try:
+                need_extra("rllib", "ray")
+            except ValueError as exc:
+                raise ValueError(f"player {short(self.label)} is an RLlib checkpoint: {exc}") from None
 
     def batched(self, seed: int | None) -> BatchAgent:
         """A seeded player for the batched engine; a ValueError names the batched players if it has no such form."""
@@ -87,14 +98,17 @@ def resolve(spec: PlayerSpec, trust_checkpoint: bool = False, allow_self: bool =
         try:
             make_agent(parsed.name, seed=0, **parsed.params)
         except TypeError as exc:
-            raise ValueError(f"agent {short(parsed.name)} takes no parameters {sorted(parsed.params)}: {exc}") from None
+            shown = keys_text(unknown_keys(parsed.params, ()))
+            raise ValueError(
+                f"agent {short(parsed.name)} takes no parameters {shown}: {short_text(str(exc))}"
+            ) from None
         return Player(spec, parsed, trust_checkpoint)
     if parsed.kind == "self":
         return Player(spec, parsed, trust_checkpoint)
-    unknown = sorted(set(parsed.params) - {"deterministic"})
+    unknown = unknown_keys(parsed.params, ("deterministic",))
     if unknown:
         what = "RLlib checkpoint" if parsed.kind == "rllib" else "checkpoint"
-        raise ValueError(f"{what} {short(parsed.name)} takes the parameter deterministic, not {short(unknown)}")
+        raise ValueError(f"{what} {short(parsed.name)} takes the parameter deterministic, not {keys_text(unknown)}")
     source = locate(parsed.name)
     require_trust(source, trust_checkpoint)
     if source.kind == "rllib":  # loaded by ray when the player is built
@@ -105,8 +119,11 @@ def resolve(spec: PlayerSpec, trust_checkpoint: bool = False, allow_self: bool =
 
 
 def validate(spec: PlayerSpec, allow_self: bool = False, trust_checkpoint: bool = False) -> Spec:
-    """Fail early, with the accepted values; returns the spec taken apart."""
-    return resolve(spec, trust_checkpoint, allow_self).parsed
+    """Fail early, with the accepted values (and the extra to install when the player needs one);
+    returns the spec taken apart."""
+    player = resolve(spec, trust_checkpoint, allow_self)
+    player.require_extras()
+    return player.parsed
 
 
 def build(spec: PlayerSpec | Player, seed: int | None, trust_checkpoint: bool = False) -> Agent:

@@ -41,7 +41,11 @@ _MODULES: dict[tuple[Path, int], Any] = {}
 
 def load_module(path: str | Path | AgentSource, trust_checkpoint: bool = False):
     """The shared RLModule of a checkpoint, once per process and checkpoint version. RLlib
-    unpickles the module's files, so this needs trust (``trust_checkpoint`` or ``CKC_TRUST_CHECKPOINTS=1``)."""
+    unpickles the module's files, so this needs trust (``trust_checkpoint`` or ``CKC_TRUST_CHECKPOINTS=1``)
+    and the ``rllib`` extra (a ValueError names it when ray is missing)."""
+    from ..cli import need_extra
+
+    need_extra("rllib", "ray")
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     source = path if isinstance(path, AgentSource) else AgentSource(str(path), "rllib", module_dir(path).resolve())

@@ -40,13 +40,14 @@ from rich.markup import escape
 
 from .. import cli, configs
 from ..agents import REGISTRY, Agent
-from ..config import GameConfig, load_yaml_mapping
+from ..config import GameConfig, load_rules
 from ..engine.actions import action_to_string
 from ..engine.cards import cat_name, clue_name
 from ..engine.state import SWAPPING
 from ..engine.summary import round_summary
 from ..engine.view import PlayerView
 from ..evaluation.tournament import wilson
+from ..files import short
 from ..observation import OBSERVATION
 from ..players import build as build_player
 from ..players import specs
@@ -261,8 +262,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rules", metavar="PRESET", help=f"rules preset ({', '.join(configs.names('rules'))}) or a YAML file"
     )
-    parser.add_argument("--seed", type=cli.integer(0), help="the game's seed (default: random with --seat, else 0)")
-    parser.add_argument("--games", type=cli.integer(1), default=1, help="games between computer players (default 1)")
+    parser.add_argument(
+        "--seed",
+        type=cli.seed(),
+        help=f"the game's seed, 0 to {cli.MAX_SEED} (default: random with --seat, else 0)",
+    )
+    parser.add_argument(
+        "--games",
+        type=cli.games(),
+        default=1,
+        help=f"games between computer players, 1 to {cli.MAX_GAMES:,} (default 1)",
+    )
     parser.add_argument("--render", action="store_true", help="print the table before every decision")
     parser.add_argument("--save-replay", metavar="FILE", help="write the game's replay here (one game)")
     parser.add_argument("--replay", metavar="FILE", help="show a replay file step by step")
@@ -284,6 +294,7 @@ def main(
     try:
         if args.replay:
             replay = Replay.load(args.replay)
+            replay.check(args.replay)  # every action, before the first step is shown
             show_replay(replay, console, pause=not args.no_pause and sys.stdin.isatty(), source=args.replay)
             return 0
         config, opponents = _table(args)
@@ -317,10 +328,14 @@ def _table(args: argparse.Namespace) -> tuple[GameConfig, list[specs.PlayerSpec]
             raise ValueError(f"{who} make {players} players: a game has 3 to 5 (or give one spec for all seats)")
     else:
         players = 5
-    rules = load_yaml_mapping(configs.preset("rules", args.rules)) if args.rules else {}
+    path = configs.preset("rules", args.rules) if args.rules else None
+    rules = load_rules(path) if path is not None else {}
     if rules.get("num_players", players) != players and args.players is not None:
-        raise ValueError(f"--players {players} but the rules file says num_players: {rules['num_players']}")
-    config = GameConfig.from_dict({**rules, "num_players": players})
+        raise ValueError(f"--players {players} but the rules file says num_players: {short(rules['num_players'])}")
+    try:
+        config = GameConfig.from_dict({**rules, "num_players": players})
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}" if path is not None else exc) from None
     if human and args.seat >= players:
         raise ValueError(f"--seat {args.seat} is not a seat of a {players}-player game: seats are 0 to {players - 1}")
     others = players - int(human)

@@ -10,9 +10,12 @@ more. The file also names the players and, once the game is over, the result, fo
  "finished": true, "result": {"totals": [...], "gold": [...], "winners": [...], "reasons": [...]}}
 ```
 
-``Replay.states()`` replays it through the engine, checking every action, and yields the state
-before each decision; a file that does not fit the engine (an illegal action, a result that differs)
-raises ``ValueError`` naming the file and the step.
+Loading checks the seed (0 to 2**64 - 1) and that every action is one of the 40 (a ValueError
+naming the file, the step and the action otherwise). ``Replay.states()`` replays it through the
+engine, checking every action, and yields the state before each decision; a file that does not fit
+the engine (an illegal action, an action after the game's end, a result that differs) raises
+``ValueError`` naming the file, the step and the legal actions. ``Replay.check()`` replays it whole
+(``ckc-play --replay`` does, before it shows the first step).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from typing import Any
 
 from .. import engine
 from ..config import GameConfig
+from ..engine.actions import N_ACTIONS
+from ..engine.chance import SEED_LIMIT
 from ..engine.state import GameState
 from ..files import read_json, short
 
@@ -84,10 +89,16 @@ class Replay:
         except ValueError as exc:
             raise ValueError(f"{source}: {exc}") from None
         seed, actions, players = data["seed"], data["actions"], data["players"]
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"{source}: seed must be a non-negative integer, got {short(seed)}")
-        if not isinstance(actions, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
-            raise ValueError(f"{source}: actions must be a list of integers")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+            raise ValueError(f"{source}: seed must be an integer from 0 to 2**64 - 1, got {short(seed)}")
+        if not isinstance(actions, list):
+            raise ValueError(f"{source}: actions must be a list of integers from 0 to {N_ACTIONS - 1}")
+        for step, action in enumerate(actions, 1):
+            if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < N_ACTIONS:
+                raise ValueError(
+                    f"{source}: step {step} of {len(actions)} has action {short(action)}: actions are integers "
+                    f"from 0 to {N_ACTIONS - 1}"
+                )
         if (
             not isinstance(players, list)
             or len(players) != config.num_players
@@ -108,6 +119,12 @@ class Replay:
         path = Path(path)
         return cls.from_json(read_json(path, "replay file"), str(path))
 
+    def check(self, source: str = "replay") -> None:
+        """Replay the whole game: a ValueError names the file, the first step whose action is not
+        legal (with the legal actions), or a result that differs from the recorded one."""
+        for _ in self.states(source):
+            pass
+
     def states(self, source: str = "replay") -> Iterator[tuple[int, GameState]]:
         """``(step, state)`` before each recorded action, then ``(len(actions), final state)``.
 
@@ -115,6 +132,11 @@ class Replay:
         state = engine.init(self.config, seed=self.seed)
         for step, action in enumerate(self.actions):
             yield step, state
+            if state.game_over:
+                raise ValueError(
+                    f"{source}: step {step + 1} of {len(self.actions)} has action {short(action)}, but the game "
+                    f"ended after step {step}: a finished game takes no more actions"
+                )
             try:
                 engine.step(state, action)
             except ValueError as exc:
