@@ -131,6 +131,7 @@ def collect_batched(
     only, as the scalar collection)."""
     from ckc_env import players
     from ckc_env.seeding import derive_seed
+    from ckc_env.table.batched import check_actions
 
     from .imitation import Demonstrations
 
@@ -142,7 +143,9 @@ def collect_batched(
     finished = 0
     while finished < decisions:
         masks = env.action_masks()
-        actions = player.act(env.state, slots)
+        # checked as an opponent's would be: the environment would take an illegal one as the
+        # learner's, end the game with the penalty and keep it as a demonstration
+        actions = check_actions(env.state, [(player, slots, player.act(env.state, slots))])
         following, rewards, terminated, _, _ = env.step(actions)
         steps.append((observation, masks, actions, rewards, terminated))
         running_games += 1

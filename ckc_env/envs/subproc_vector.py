@@ -8,7 +8,9 @@ so a second core cannot help inside one process. ``SubprocVectorEnv`` gives each
 and joins their results: the same observation, action, reward and info layout as the in-process
 environment (``action_masks()`` included), so SB3's ``SB3VecEnv`` and gymnasium vector learners
 take it unchanged. ``set_population(members, weights)`` reaches every shard (each draws its slots'
-tables from its own ``np_random``).
+tables from its own ``np_random``). A worker's exception is raised in the parent (a ValueError as a
+ValueError); one raised by ``reset`` or ``step``, such as an opponent's refused decision, says which
+slots the worker plays, since it names a game by its index in the worker's shard.
 
     env = SubprocVectorEnv(1024, workers=2, opponents="bayes_v1", belief_features=True)
     observations, infos = env.reset(seed=0)
@@ -83,7 +85,12 @@ def _worker(connection: Connection, shared: Any, start: int, size: int, kwargs: 
             else:
                 raise ValueError(f"unknown worker command {command!r}")
         except Exception as exc:
-            connection.send(("error", (type(exc).__name__, str(exc), traceback.format_exc())))
+            message = str(exc)
+            if command in ("reset", "step"):  # an opponent's refused decision names its game by index in the shard
+                message += (
+                    f" (raised in the worker of slots {start}..{start + size - 1}: its game g is slot {start} + g)"
+                )
+            connection.send(("error", (type(exc).__name__, message, traceback.format_exc())))
     connection.close()
 
 

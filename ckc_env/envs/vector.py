@@ -21,7 +21,10 @@ Opponents must have a batched form: the names of ``ckc_env.batch.agents.BATCH_RE
 specs allow) and checkpoints (safe agent files, also those reading the players' posterior; a
 stable-baselines3 zip with ``trust_checkpoint``), which decide with one forward pass of their NumPy
 network per batch. Anything else (an RLlib checkpoint) is refused at construction with the accepted
-players named.
+players named. Every decision an opponent (or the ``duplicate`` reference) makes is checked before
+the engine applies it (``ckc_env.table.batched.check_actions``): one that is not a legal action of
+its game raises ``ValueError`` naming the player, the game (its slot), the seat, the action and the
+legal actions; only the learner's illegal actions end a game with the penalty.
 
 With ``belief_features="players"`` each slot's learner reads the other players' decisions through a
 :class:`~ckc_env.batch.players_posterior.PlayersReader` brought up to date whenever the learner is
