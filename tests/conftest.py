@@ -17,3 +17,9 @@ def rllib_checkpoint(tmp_path: Path) -> str:
     for name in loading.RLLIB_FILES:
         (module / name).write_bytes(b"")
     return str(tmp_path / "rllib")
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Path:
+    """Where a hostile file's payload would leave its mark if it ran (the tests assert it never does)."""
+    return tmp_path / "payload_ran"

@@ -91,25 +91,36 @@ def test_every_ppo_argument_a_config_may_set_has_a_range():
 
 def test_a_new_run_never_overwrites_a_run_folder(tmp_path):
     """--run-dir holding a run is refused (naming --resume and --force); the default name moves on
-    to the next free one; --force replaces a run folder, and only a run folder."""
+    to the next free one; --force replaces a run folder (one with its marker), and only a run folder,
+    and changes nothing on disk until the new run begins."""
+    from ckc_env.training import run_folder
+
+    def plan(given, default, force):
+        return run_folder.plan_new(given, default, force, train.TRAINER)
+
     run = tmp_path / "run"
-    assert train.new_run_dir(str(run), "unused", force=False) == run  # a new folder
+    assert plan(str(run), "unused", False).path == run  # a new folder
     run.mkdir()
     (run / "config.yaml").write_text("seed: 0\n")
     with pytest.raises(
         ValueError, match=r"already holds a run: continue it with --resume .*run, replace it with --force"
     ):
-        train.new_run_dir(str(run), "unused", force=False)
-    assert train.new_run_dir(None, str(run), force=False) == tmp_path / "run_2"
+        plan(str(run), "unused", False)
+    assert plan(None, str(run), False).path == tmp_path / "run_2"
     (tmp_path / "run_2").mkdir()
     (tmp_path / "run_2" / "evaluations.json").write_text("[]")
-    assert train.new_run_dir(None, str(run), force=False) == tmp_path / "run_3"
-    assert train.new_run_dir(str(run), "unused", force=True) == run and not run.exists()
+    assert plan(None, str(run), False).path == tmp_path / "run_3"
+    with pytest.raises(ValueError, match=r"not a run folder \(it has no run\.json"):
+        plan(str(run), "unused", True)  # a config.yaml does not make a run folder
+    (run / "run.json").write_text(json.dumps(run_folder.marker({}, {}, train.TRAINER)))
+    replacing = plan(str(run), "unused", True)
+    assert replacing.path == run and replacing.replaces and (run / "config.yaml").is_file()  # nothing moved yet
     other = tmp_path / "papers"
     other.mkdir()
     (other / "thesis.tex").write_text("")
-    with pytest.raises(ValueError, match=r"has no config\.yaml"):
-        train.new_run_dir(str(other), "unused", force=True)
+    (other / "config.yaml").write_text("seed: 0\n")
+    with pytest.raises(ValueError, match=r"not a run folder"):
+        plan(str(other), "unused", True)
     assert (other / "thesis.tex").exists()
 
 

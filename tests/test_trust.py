@@ -71,11 +71,6 @@ def hostile_zip(path: Path, marker: Path, size: int = OBSERVATION.size, model=No
 
 
 @pytest.fixture
-def marker(tmp_path) -> Path:
-    return tmp_path / "payload_ran"
-
-
-@pytest.fixture
 def evil(tmp_path, marker) -> str:
     return str(hostile_zip(tmp_path / "evil.zip", marker))
 
@@ -204,6 +199,7 @@ def test_resume_never_unpickles_the_runs_zip(tmp_path, marker, capsys):
     assert json.loads((run / "evaluations.json").read_text())[-1]["timesteps"] == 128
     assert not marker.exists()
 
+    model.num_timesteps = 128  # the step the run's final model is at now: the zip continues it
     hostile_zip(final, marker, model=model)
     buffer = io.BytesIO()
     torch.save({"weights": Payload(marker)}, buffer)

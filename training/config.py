@@ -96,15 +96,22 @@ affected.
 from __future__ import annotations
 
 import inspect
+import itertools
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from ckc_env.config import GameConfig, load_yaml_mapping
+from ckc_env.engine.actions import N_ACTIONS
 from ckc_env.files import short
 from ckc_env.players import specs
 from ckc_env.table import options
 from ckc_env.table.options import fail, is_per_count, per_count, player_counts
+
+from . import limits
+
+TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 PPO_EXCLUDED = (
     "self",
@@ -172,20 +179,21 @@ def ranged(key: str, value: Any, kind: str, low: float | None, high: float | Non
     return value
 
 
-def count(key: str, value: Any, low: int = 1) -> int:
-    """An integer >= ``low`` (YAML's 1e6 is text: the message says so)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        fail(key, value, f"an integer >= {low} (write 1_000_000, not 1e6: YAML reads 1e6 as text)")
+def count(key: str, value: Any, low: int = 1, high: int = limits.MAX_COUNT) -> int:
+    """An integer from ``low`` to ``high`` (YAML's 1e6 is text: the message says so)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        fail(key, value, f"an integer >= {low} and <= {high:_} (write 1_000_000, not 1e6: YAML reads 1e6 as text)")
     return value
 
 
 def reject_unknown(section: str, data: dict[str, Any], accepted: tuple[str, ...]) -> None:
     if not isinstance(data, dict):
         raise ValueError(f"{section} must be a mapping with keys {list(accepted)}, got {short(data)}")
-    unknown = sorted(set(data) - set(accepted))
+    unknown = [key for key in data if key not in accepted]  # keys of any type: 1, null, ...
     if unknown:
         where = f"{section}." if section else ""
-        raise ValueError(f"unknown key(s) {[where + k for k in unknown]}: accepted keys are {list(accepted)}")
+        named = [f"{where}{key}" if isinstance(key, str) else key for key in unknown]
+        raise ValueError(f"unknown key(s) {short(named)}: accepted keys are {list(accepted)}")
 
 
 def _opponent(key: str, spec: Any, allow_self: bool = True) -> Any:
@@ -237,15 +245,87 @@ def specs_named(value: Any) -> list[Any]:
 def _net_arch(value: Any) -> None:
     """MlpPolicy's ``net_arch``: a list of layer widths (shared by both heads), or
     ``{pi: [...], vf: [...]}``."""
-    accepted = "a list of layer widths from 1 to 4096 (e.g. [256, 256]) or {pi: [...], vf: [...]}"
+    accepted = (
+        f"a list of up to {limits.MAX_LAYERS} layer widths from 1 to {limits.MAX_WIDTH} (e.g. [256, 256]) "
+        "or {pi: [...], vf: [...]}"
+    )
     lists = list(value.values()) if isinstance(value, dict) else [value]
     if isinstance(value, dict) and set(value) != {"pi", "vf"}:
         fail("policy.net_arch", value, accepted)
     for widths in lists:
-        if not isinstance(widths, list) or not all(
-            isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 4096 for w in widths
+        if (
+            not isinstance(widths, list)
+            or len(widths) > limits.MAX_LAYERS
+            or not all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= limits.MAX_WIDTH for w in widths)
         ):
             fail("policy.net_arch", value, accepted)
+
+
+def network_parameters(net_arch: Any, inputs: int, outputs: int = N_ACTIONS) -> int:
+    """The weights of the policy and value networks MlpPolicy builds from ``net_arch``."""
+    pi, vf = (net_arch["pi"], net_arch["vf"]) if isinstance(net_arch, dict) else (net_arch, net_arch)
+    total = 0
+    for widths, out in ((pi, outputs), (vf, 1)):
+        sizes = [inputs, *widths, out]
+        total += sum((a + 1) * b for a, b in itertools.pairwise(sizes))
+    return total
+
+
+def decision_bytes(config: TrainConfig) -> int:
+    """Memory one stored decision takes in a rollout or a pretraining set: its observation (with the
+    critic's state), its action mask and a few float32 scalars (action, reward, value, returns...)."""
+    from ckc_env.observation import CRITIC_STATE, ENV_VERSION, LAYOUTS
+
+    width = LAYOUTS[ENV_VERSION][config.belief_features].size + (CRITIC_STATE.size if config.critic_state else 0)
+    return 4 * (width + N_ACTIONS + 8)
+
+
+def check_sizes(config: TrainConfig) -> None:
+    """What a config would allocate, against :mod:`training.limits`, before anything is built."""
+    from ckc_env.observation import ENV_VERSION, LAYOUTS
+
+    per_decision = decision_bytes(config)
+    budget = limits.MAX_BUFFER_BYTES
+    slots = config.vector.num_envs if config.vector is not None else config.n_envs
+    across = "vector.num_envs" if config.vector is not None else "n_envs"
+    n_steps = config.ppo.get("n_steps", 2048)
+    if n_steps * slots * per_decision > budget:
+        fail(
+            "ppo.n_steps",
+            n_steps,
+            f"a rollout (n_steps x {across} = {n_steps:_} x {slots:_} decisions, {per_decision:_} bytes each) of at "
+            f"most {budget:_} bytes: n_steps <= {budget // (slots * per_decision):_}",
+        )
+    for key, decisions in (
+        ("pretrain.decisions", config.pretrain.decisions),
+        ("finetune.critic_fit", config.finetune.critic_fit),
+    ):
+        active = config.pretrain.teacher is not None if key.startswith("pretrain") else decisions > 0
+        if active and decisions * per_decision > budget:
+            fail(
+                key,
+                decisions,
+                f"at most {budget // per_decision:_} decisions ({per_decision:_} bytes each, {budget:_} in all)",
+            )
+    inputs = LAYOUTS[ENV_VERSION][config.belief_features].size
+    weights = network_parameters(config.policy.get("net_arch", [64, 64]), inputs)
+    if weights > limits.MAX_PARAMETERS:
+        fail(
+            "policy.net_arch",
+            config.policy["net_arch"],
+            f"networks of at most {limits.MAX_PARAMETERS:_} weights in all (this one: {weights:_})",
+        )
+
+
+def _table_name(name: Any) -> None:
+    """An evaluation table's name: it is printed, logged as a TensorBoard tag and written to files."""
+    if not isinstance(name, str) or not TABLE_NAME.fullmatch(name):
+        fail(
+            "eval.opponents",
+            name,
+            "table names of 1 to 64 letters, digits, '_', '-' or '.' (e.g. vs_bayes_v1): a name is printed and "
+            "logged as a TensorBoard tag",
+        )
 
 
 @dataclass(frozen=True)
@@ -413,12 +493,12 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
     """Validate a mapping (e.g. loaded YAML) into a TrainConfig."""
     reject_unknown("", data, tuple(f.name for f in fields(TrainConfig)))
     kwargs: dict[str, Any] = {}
-    for key in ("seed",):
-        if key in data:
-            kwargs[key] = count(key, data[key], low=0)
-    for key in ("total_timesteps", "n_envs"):
-        if key in data:
-            kwargs[key] = count(key, data[key])
+    if "seed" in data:
+        kwargs["seed"] = count("seed", data["seed"], low=0, high=limits.MAX_SEED)
+    if "total_timesteps" in data:
+        kwargs["total_timesteps"] = count("total_timesteps", data["total_timesteps"], high=limits.MAX_TIMESTEPS)
+    if "n_envs" in data:
+        kwargs["n_envs"] = count("n_envs", data["n_envs"], high=limits.MAX_N_ENVS)
     game = data.get("game", {})
     reject_unknown("game", game, GameConfig.fields())
     counts = player_counts(game.get("num_players", GameConfig.num_players))
@@ -437,26 +517,29 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
     if "self_play" in data:
         section = data["self_play"]
         reject_unknown("self_play", section, tuple(f.name for f in fields(SelfPlay)))
-        kwargs["self_play"] = SelfPlay(**{k: count(f"self_play.{k}", v) for k, v in section.items()})
+        highs = {"snapshot_every": limits.MAX_TIMESTEPS, "keep": limits.MAX_KEEP}
+        kwargs["self_play"] = SelfPlay(**{k: count(f"self_play.{k}", v, high=highs[k]) for k, v in section.items()})
     if "pretrain" in data:
         section = data["pretrain"]
         reject_unknown("pretrain", section, tuple(f.name for f in fields(Pretrain)))
         pretrain_kwargs: dict[str, Any] = {}
         if section.get("teacher") is not None:
             pretrain_kwargs["teacher"] = _teacher("pretrain.teacher", section["teacher"], counts)
+        highs = {"decisions": limits.MAX_COUNT, "epochs": limits.MAX_EPOCHS, "batch_size": limits.MAX_COUNT}
         for key in ("decisions", "epochs", "batch_size"):
             if key in section:
-                pretrain_kwargs[key] = count(f"pretrain.{key}", section[key])
+                pretrain_kwargs[key] = count(f"pretrain.{key}", section[key], high=highs[key])
         if "learning_rate" in section:
             rate = section["learning_rate"]
-            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
-                fail("pretrain.learning_rate", rate, "a positive number (write 0.001, not 1e-3)")
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 1:
+                fail("pretrain.learning_rate", rate, "a number > 0 and <= 1 (write 0.001, not 1e-3)")
             pretrain_kwargs["learning_rate"] = float(rate)
         kwargs["pretrain"] = Pretrain(**pretrain_kwargs)
     if data.get("vector") is not None:
         section = data["vector"]
         reject_unknown("vector", section, tuple(f.name for f in fields(Vector)))
-        kwargs["vector"] = Vector(**{k: count(f"vector.{k}", v) for k, v in section.items()})
+        highs = {"num_envs": limits.MAX_NUM_ENVS, "threads": limits.MAX_THREADS, "workers": limits.MAX_WORKERS}
+        kwargs["vector"] = Vector(**{k: count(f"vector.{k}", v, high=highs[k]) for k, v in section.items()})
         if kwargs["vector"].workers > kwargs["vector"].num_envs:
             fail("vector.workers", kwargs["vector"].workers, f"1 to vector.num_envs = {kwargs['vector'].num_envs}")
         if kwargs.get("n_envs", 1) != 1:
@@ -497,9 +580,11 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         tune: dict[str, Any] = {}
         for key in ("critic_warmup", "kl_decay", "critic_fit"):
             if key in section:
-                tune[key] = count(f"finetune.{key}", section[key], low=0)
+                tune[key] = count(f"finetune.{key}", section[key], low=0, high=limits.MAX_TIMESTEPS)
         if "critic_fit_epochs" in section:
-            tune["critic_fit_epochs"] = count("finetune.critic_fit_epochs", section["critic_fit_epochs"])
+            tune["critic_fit_epochs"] = count(
+                "finetune.critic_fit_epochs", section["critic_fit_epochs"], high=limits.MAX_EPOCHS
+            )
         if tune.get("critic_fit") and "vector" not in kwargs:
             fail(
                 "finetune.critic_fit",
@@ -516,15 +601,18 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
         section = data["eval"]
         reject_unknown("eval", section, tuple(f.name for f in fields(Evaluation)))
         eval_kwargs: dict[str, Any] = {}
-        for key in ("every", "games"):
-            if key in section:
-                eval_kwargs[key] = count(f"eval.{key}", section[key])
+        if "every" in section:
+            eval_kwargs["every"] = count("eval.every", section["every"], high=limits.MAX_TIMESTEPS)
+        if "games" in section:
+            eval_kwargs["games"] = count("eval.games", section["games"], high=limits.MAX_GAMES)
         if "held_out" in section:
-            eval_kwargs["held_out"] = count("eval.held_out", section["held_out"], low=0)
+            eval_kwargs["held_out"] = count("eval.held_out", section["held_out"], low=0, high=limits.MAX_GAMES)
         if "opponents" in section:
             tables = section["opponents"]
             if not isinstance(tables, dict) or not tables:
                 fail("eval.opponents", tables, "a mapping name -> opponents")
+            for name in tables:
+                _table_name(name)
             eval_kwargs["opponents"] = {
                 name: seat_specs(f"eval.opponents.{name}", table, counts) for name, table in tables.items()
             }
@@ -553,7 +641,9 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
                 "the opponents (give one of them)"
             )
         kwargs["population"] = _population(data["population"], counts)
-    return TrainConfig(**kwargs)
+    config = TrainConfig(**kwargs)
+    check_sizes(config)
+    return config
 
 
 def _population(section: Any, counts: tuple[int, ...]) -> Population:
@@ -603,7 +693,7 @@ def _population(section: Any, counts: tuple[int, ...]) -> Population:
         kwargs["floor"] = float(ranged("population.floor", section["floor"], "number", 0, 1, True, False))
     for key in ("horizon", "refresh_every"):
         if key in section:
-            kwargs[key] = count(f"population.{key}", section[key])
+            kwargs[key] = count(f"population.{key}", section[key], high=limits.MAX_TIMESTEPS)
     return Population(**kwargs)
 
 

@@ -230,7 +230,10 @@ def check_init_from(path: str | Path, config):
     from ckc_env.observation import ENV_VERSION, LAYOUTS
     from ckc_env.players import agent_file
 
-    card = agent_file.read_card(agent_file.card_path(path))
+    try:  # the file loaded as every agent file is: its card, its weights' hash, the probe of its network
+        card = agent_file.load_agent(agent_file.card_path(path)).card
+    except InputError as exc:
+        raise InputError(f"init_from={path}: {exc}") from None
     layout = LAYOUTS[ENV_VERSION][config.belief_features]
     prefix = layout.pieces[: len(card.layout.pieces)] == card.layout.pieces  # the config's layout extends the card's
     if card.layout != layout and not prefix:
@@ -249,9 +252,11 @@ def check_init_from(path: str | Path, config):
 def keep_start(model, run_dir: Path) -> None:
     """Freeze a copy of the model's policy as its start, and write it to the run folder (safetensors:
     a resumed run reads it back without unpickling)."""
-    from safetensors.torch import save_file
+    from safetensors.torch import save
 
-    save_file({k: v.contiguous() for k, v in model.policy.state_dict().items()}, str(run_dir / START_POLICY))
+    from ckc_env.files import write_atomic
+
+    write_atomic(run_dir / START_POLICY, save({k: v.contiguous() for k, v in model.policy.state_dict().items()}))
     model.start_policy = _frozen_copy(model.policy)
 
 

@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from ckc_env.files import InputError, read_json
+from ckc_env.files import InputError, read_json, short, write_atomic
 from ckc_env.players import specs
 
 from .config import TrainConfig
+from .limits import MAX_TIMESTEPS
 
 PLACEHOLDER = "random"
 """The table of a population of ``self`` alone before the first snapshot (as the scalar path's ``self`` seats)."""
@@ -216,36 +217,43 @@ class League:
             for name, (rate, games) in self.known.items()
             if name not in {m.name for m in self.members}
         ]
-        temporary = self.path.with_suffix(".json.tmp")
-        temporary.write_text(json.dumps(record, indent=2))
-        os.replace(temporary, self.path)  # never half a file, if the run stops while writing
+        write_atomic(self.path, json.dumps(record, indent=2))  # never half a file, if the run stops while writing
 
     def _read(self) -> dict[str, tuple[float, int]]:
-        """A resumed run's win rates and games by member name (none for a new run)."""
-        if not os.path.lexists(self.path):
-            return {}
-        record = read_json(self.path, "population record")
-        entries = record.get("members") if isinstance(record, dict) else None
-        if not isinstance(entries, list):
-            raise InputError(f"population record {self.path} has no list of members, as ckc-train writes it")
-        out = {}
-        for k, entry in enumerate([*entries, *record.get("retired", [])]):
-            rate = entry.get("win_rate") if isinstance(entry, dict) else None
-            games = entry.get("games") if isinstance(entry, dict) else None
-            fine = (
-                isinstance(entry, dict)
-                and isinstance(entry.get("name"), str)
-                and isinstance(rate, (int, float))
-                and not isinstance(rate, bool)
-                and 0.0 <= rate <= 1.0
-                and isinstance(games, int)
-                and not isinstance(games, bool)
-                and games >= 0
+        return read_record(self.path)
+
+
+def read_record(path: Path) -> dict[str, tuple[float, int]]:
+    """A resumed run's win rates and games by member name, from its ``population.json`` (none for a
+    new run); checked before the resumed run changes anything."""
+    if not os.path.lexists(path):
+        return {}
+    record = read_json(path, "population record")
+    entries = record.get("members") if isinstance(record, dict) else None
+    retired = record.get("retired", []) if isinstance(record, dict) else None
+    if not isinstance(entries, list) or not isinstance(retired, list):
+        raise InputError(
+            f"population record {path}: members and retired are lists of members, as ckc-train writes them "
+            f"(members: {short(entries)}, retired: {short(retired)})"
+        )
+    out = {}
+    for k, entry in enumerate([*entries, *retired]):
+        rate = entry.get("win_rate") if isinstance(entry, dict) else None
+        games = entry.get("games") if isinstance(entry, dict) else None
+        fine = (
+            isinstance(entry, dict)
+            and isinstance(entry.get("name"), str)
+            and isinstance(rate, (int, float))
+            and not isinstance(rate, bool)
+            and 0.0 <= rate <= 1.0
+            and isinstance(games, int)
+            and not isinstance(games, bool)
+            and 0 <= games <= MAX_TIMESTEPS
+        )
+        if not fine:
+            raise InputError(
+                f"population record {path}, entry {k}: a member has a name, a win_rate from 0 to 1 "
+                f"and games (a count up to {MAX_TIMESTEPS:,}), as ckc-train writes them"
             )
-            if not fine:
-                raise InputError(
-                    f"population record {self.path}, entry {k}: a member has a name, a win_rate from 0 to 1 "
-                    "and games (a count), as ckc-train writes them"
-                )
-            out[entry["name"]] = (float(rate), games)
-        return out
+        out[entry["name"]] = (float(rate), games)
+    return out

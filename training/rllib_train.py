@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import shlex
-import shutil
 import sys
 import time
 from dataclasses import replace
@@ -37,11 +36,15 @@ import yaml
 
 from ckc_env import cli, configs, players
 from ckc_env.evaluation.tournament import run_tournament
-from ckc_env.files import InputError, read_json
+from ckc_env.files import InputError, read_json, write_atomic
 from ckc_env.players import loading, specs
 
+from . import run_folder
 from .rllib_config import RLlibConfig, load_config
-from .train import learner_result, new_run_dir
+from .train import append_line, learner_result
+
+TRAINER = "ckc-rllib-train"
+"""The trainer a run folder's marker names (``ckc-train`` has its own runs)."""
 
 RESULT_TAGS = {
     "charts/episode_return_mean": ("env_runners", "episode_return_mean"),
@@ -159,8 +162,10 @@ def main(argv: list[str] | None = None) -> None:
     # --- config and run folder
     try:
         cli.need_extra("rllib", "ray", "torch")
+        plan = None
         if args.resume:
             run_dir = Path(args.resume)
+            marker = run_folder.open_run(run_dir, TRAINER)
             if not (run_dir / "checkpoint").is_dir():
                 raise ValueError(f"{run_dir} holds no RLlib checkpoint to resume from (checkpoint/)")
             if not loading.trusted(args.trust_checkpoint):
@@ -170,9 +175,12 @@ def main(argv: list[str] | None = None) -> None:
                     f"{loading.TRUST_ENV}=1"
                 )
             config = load_config(run_dir / "config.yaml")
+            run_folder.check_config(run_dir, marker, config.to_dict(), RLlibConfig().to_dict())
         else:
             config = load_config(configs.preset("rllib", args.config))
-            run_dir = new_run_dir(args.run_dir, f"runs/rllib_{Path(args.config).stem}_seed{config.seed}", args.force)
+            default = f"runs/rllib_{Path(args.config).stem}_seed{config.seed}"
+            plan = run_folder.plan_new(args.run_dir, default, args.force, TRAINER)
+            run_dir = plan.path
         opponents = config.env.get("opponents", [])
         for spec in [opponents] if isinstance(opponents, (str, dict)) else opponents:
             players.validate(spec, trust_checkpoint=args.trust_checkpoint)
@@ -193,10 +201,31 @@ def main(argv: list[str] | None = None) -> None:
     config = replace(config, scaling=replace(config.scaling, **overrides))
     if args.iterations is not None:
         config = replace(config, iterations=args.iterations)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-    with (run_dir / "command.txt").open("a") as handle:
-        handle.write(shlex.join([sys.executable, *sys.argv]) + "\n")
+    try:
+        if plan is not None:  # every input checked: a replaced run is moved aside until this one starts
+            plan.begin(config.to_dict(), RLlibConfig().to_dict(), TRAINER)
+        train(config, run_dir, args, address, history, evaluations, plan)
+    except BaseException:
+        if plan is not None and plan.abandon():
+            print(
+                f"ckc-rllib-train: the run did not start; {run_dir} is as it was before this command", file=sys.stderr
+            )
+        raise
+
+
+def train(
+    config: RLlibConfig,
+    run_dir: Path,
+    args: argparse.Namespace,
+    address: str | None,
+    history: list[dict[str, Any]],
+    evaluations: list[dict[str, Any]],
+    plan: run_folder.NewRun | None,
+) -> None:
+    """The run itself, its inputs checked: Ray, the algorithm, the iterations, the saved models."""
+    history_path, evaluations_path = run_dir / "history.json", run_dir / "evaluations.json"
+    write_atomic(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+    append_line(run_dir / "command.txt", shlex.join([sys.executable, *sys.argv]))
 
     # --- Ray: a local one, or the cluster at the address
     import ray
@@ -236,18 +265,17 @@ def main(argv: list[str] | None = None) -> None:
         card = export("latest_model")
         results = evaluate(card, config)
         evaluations.append({"iteration": done, "env_steps": history[-1]["env_steps"], "results": results})
-        evaluations_path.write_text(json.dumps(evaluations, indent=2))
+        write_atomic(evaluations_path, json.dumps(evaluations, indent=2))
         first = next(iter(config.eval.opponents))
         for name, figures in results.items():
             writer.add_scalar(f"eval/{name}_win_rate", figures["win_rate"], history[-1]["env_steps"])
         best = max(evaluations, key=lambda e: e["results"][first]["win_rate"])
         if best is evaluations[-1]:
-            for suffix in (".json", ".safetensors"):
-                shutil.copyfile(card.with_suffix(suffix), run_dir / f"best_model{suffix}")
-            card_data = json.loads((run_dir / "best_model.json").read_text())
+            write_atomic(run_dir / "best_model.safetensors", card.with_suffix(".safetensors").read_bytes())
+            card_data = json.loads(card.read_text())
             card_data["weights"]["file"] = "best_model.safetensors"
             card_data["evaluation"] = results
-            (run_dir / "best_model.json").write_text(json.dumps(card_data, indent=2) + "\n")
+            write_atomic(run_dir / "best_model.json", json.dumps(card_data, indent=2) + "\n")
         print(f"iteration {done}: " + ", ".join(f"{k} {v['win_rate']:.3f} {v['win_ci95']}" for k, v in results.items()))
 
     # --- train, log, checkpoint, evaluate
@@ -263,7 +291,9 @@ def main(argv: list[str] | None = None) -> None:
         record = iteration_record(result, time.perf_counter() - tick, before)
         done = record["iteration"] = done + 1
         history.append(record)
-        history_path.write_text(json.dumps(history, indent=2))
+        write_atomic(history_path, json.dumps(history, indent=2))
+        if plan is not None:  # the first iteration is done: a run this one replaces goes
+            plan.started()
         for tag in RESULT_TAGS:
             value = record[tag.split("/", 1)[1]]
             if value is not None:
@@ -290,7 +320,7 @@ def main(argv: list[str] | None = None) -> None:
         "wall_clock_seconds_this_invocation": round(time.time() - started, 1),
         "final": final,
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
     writer.close()
     algo.stop()
     ray.shutdown()

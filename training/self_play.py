@@ -17,6 +17,7 @@ import numpy as np
 from ckc_env.agents import Agent, RandomAgent
 from ckc_env.config import GameConfig
 from ckc_env.engine.view import PlayerView
+from ckc_env.files import remove_file
 from ckc_env.players.agent_file import save_sb3
 from ckc_env.players.policy import PolicyAgent
 from ckc_env.players.specs import SELF
@@ -59,7 +60,7 @@ class SnapshotOpponents:
 def save_snapshot(model, snapshot_dir: Path, timesteps: int, keep: int, players: list[int]) -> Path:
     """Freeze the learner as ``snapshot_<timesteps>.json`` + ``.safetensors``; drop all but the ``keep`` latest."""
     path = save_sb3(model, snapshot_dir / f"snapshot_{timesteps:012d}", players=players)
-    for old in sorted(snapshot_dir.glob("snapshot_*.json"))[:-keep]:
-        old.with_suffix(".safetensors").unlink(missing_ok=True)
-        old.unlink()
+    for old in sorted(snapshot_dir.glob("snapshot_*.json"))[:-keep]:  # never through a link (files.remove_file)
+        remove_file(old.with_suffix(".safetensors"))
+        remove_file(old)
     return path

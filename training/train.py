@@ -23,6 +23,10 @@ deals the pick never sees, paired with the start's there, ``start_held_out.json`
 ``rollout/``, ``train/`` and ``time/`` tags, and ``eval/`` for the evaluations) and, with
 self-play, ``snapshots/`` (safe files only).
 
+The folder is created with its marker ``run.json`` once every input is checked, and every file is
+written whole or not at all; ``--force`` and ``--resume`` act on run folders only, and never lose a
+model (training/run_folder.py).
+
 Trust: opponents, evaluation tables and a pretraining teacher named by a stable-baselines3 zip
 load only with ``--trust-checkpoint`` (or ``CKC_TRUST_CHECKPOINTS=1``). ``--resume`` needs no
 trust: it never unpickles the run's zip (see :func:`restore`).
@@ -35,10 +39,10 @@ import contextlib
 import json
 import os
 import shlex
-import shutil
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +50,16 @@ import yaml
 
 from ckc_env import cli, configs, players
 from ckc_env.evaluation.tournament import run_tournament
-from ckc_env.files import InputError, parse_json, read_json, short
+from ckc_env.files import JSON_BYTES, InputError, parse_json, read_bytes, read_json, short, write_atomic
 from ckc_env.players import specs
 from ckc_env.players.agent_file import save_sb3
 from ckc_env.players.loading import locate
 from ckc_env.seeding import derive_seed
 from ckc_env.table.options import is_per_count
 
+from . import run_folder
 from .config import TrainConfig, load_config, specs_named
+from .limits import MAX_TIMESTEPS
 
 
 def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust_checkpoint: bool = False):
@@ -226,8 +232,23 @@ def learner_result(result) -> dict[str, Any]:
 
 def save_model(model, prefix: Path, config: TrainConfig, evaluation: dict[str, Any] | None = None) -> Path:
     """SB3's ``prefix.zip`` (to resume from) and the safe agent file beside it (to play); returns the card."""
-    model.save(prefix.with_name(prefix.name + ".zip"))
+    save_zip(model, prefix.with_name(prefix.name + ".zip"))
     return save_sb3(model, prefix, trained_counts(config), training_record(config), evaluation)
+
+
+def save_zip(model, path: Path) -> None:
+    """stable-baselines3's zip of the model (to resume from), written whole or not at all."""
+    import io
+
+    buffer = io.BytesIO()
+    model.save(buffer)
+    write_atomic(path, buffer.getvalue())
+
+
+def append_line(path: Path, line: str) -> None:
+    """``line`` added to a run's text file (``command.txt``), the file rewritten whole."""
+    before = read_bytes(path, "run file", JSON_BYTES) if os.path.lexists(path) else b""
+    write_atomic(path, before + line.encode() + b"\n")
 
 
 def trained_counts(config: TrainConfig) -> list[int]:
@@ -252,14 +273,22 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
     """Every player the config names, checked before anything runs (a zip only with trust); on the
     vector path the opponents and the teacher must have a batched form."""
     named = [
-        *specs_named(config.opponents),
-        *config.population_specs,
-        *(s for table in config.eval.opponents.values() for s in specs_named(table)),
+        *(("opponents", s) for s in specs_named(config.opponents)),
+        *(
+            (f"population.members[{k}]", s)
+            for k, member in enumerate(config.population.members if config.population is not None else [])
+            if member != specs.SELF
+            for s in specs_named(member)
+        ),
+        *((f"eval.opponents.{name}", s) for name, table in config.eval.opponents.items() for s in specs_named(table)),
     ]
     if config.pretrain.teacher is not None:
-        named.extend(specs_named(config.pretrain.teacher))
-    for spec in named:
-        players.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
+        named.extend(("pretrain.teacher", s) for s in specs_named(config.pretrain.teacher))
+    for key, spec in named:
+        try:
+            players.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
+        except ValueError as exc:
+            raise ValueError(f"{key}: {exc}") from None
     if config.init_from is not None:
         from .finetune import check_init_from
 
@@ -318,8 +347,11 @@ def restore(model, path: Path) -> None:
     counters = {}
     for key in ("num_timesteps", "_n_updates", "_episode_num"):
         value = data.get(key) if isinstance(data, dict) else None
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"cannot resume from {path}: its data member has {key}={short(value)}, not a count")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIMESTEPS:
+            raise ValueError(
+                f"cannot resume from {path}: its data member has {key}={short(value)}, not a count from 0 to "
+                f"{MAX_TIMESTEPS:,}"
+            )
         counters[key] = value
     try:
         model.policy.load_state_dict(states["policy"])
@@ -359,7 +391,7 @@ def load_history(run_dir: Path, config: TrainConfig) -> list[dict[str, Any]]:
 
 
 def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TIMESTEPS
 
 
 def _number(value: Any) -> bool:
@@ -452,9 +484,9 @@ def build_callback(
                 entry["seconds"] = round(time.time() - started, 1)  # both deal sets
             if not history:  # the run's first model: the initial (or cloned) policy
                 self.start_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
-                (run_dir / "start_games.json").write_text(json.dumps(self.start_games))
+                write_atomic(run_dir / "start_games.json", json.dumps(self.start_games))
             history.append(entry)
-            (run_dir / "evaluations.json").write_text(json.dumps(history, indent=2))
+            write_atomic(run_dir / "evaluations.json", json.dumps(history, indent=2))
             figures = ", ".join(
                 f"{name} {r['win_rate']:.3f}"
                 + (f" [{r['win_ci95'][0]:.3f}, {r['win_ci95'][1]:.3f}]" if "win_ci95" in r else "")
@@ -496,7 +528,7 @@ def build_callback(
             if score > self.best:  # on the same games: the paired difference is above 0
                 self.best = score
                 self.best_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
-                (run_dir / "best_games.json").write_text(json.dumps(self.best_games))
+                write_atomic(run_dir / "best_games.json", json.dumps(self.best_games))
                 record = evaluation_record(config, history, self.num_timesteps)
                 save_model(self.model, run_dir / "best_model", config, record)
 
@@ -512,7 +544,7 @@ def build_callback(
             wins = games[table]
             if not history:
                 self.start_held_out = {"timesteps": self.num_timesteps, "table": table, "wins": wins}
-                (run_dir / "start_held_out.json").write_text(json.dumps(self.start_held_out))
+                write_atomic(run_dir / "start_held_out.json", json.dumps(self.start_held_out))
             elif self.start_held_out is not None and len(self.start_held_out["wins"]) == len(wins):
                 held["vs_start"] = paired_with(wins, self.start_held_out, result[table])
             return held
@@ -568,7 +600,7 @@ def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint:
     print(f"pretrain: {len(data)} decisions of {settings.teacher} recorded in {collected} s", flush=True)
     log = pretrain(model, data, settings.epochs, settings.batch_size, config.seed, settings.learning_rate)
     log = {"teacher": settings.teacher, "collect_seconds": collected, **log}
-    (run_dir / "pretrain.json").write_text(json.dumps(log, indent=2))
+    write_atomic(run_dir / "pretrain.json", json.dumps(log, indent=2))
 
 
 class Clock:
@@ -584,35 +616,8 @@ class Clock:
         return round(self.before + time.time() - self.started, 1)
 
 
-def new_run_dir(given: str | None, default: str, force: bool) -> Path:
-    """The folder of a new run; a run already there is never overwritten in part.
-
-    A folder named by ``--run-dir`` that holds anything is refused (continue it with ``--resume``,
-    or replace it with ``--force``); the default name moves on to the next free one
-    (``runs/quick_seed0_2``, ...) unless ``--force`` replaces it.
-    """
-    if given is None and not force:
-        path, k = Path(default), 1
-        while _holds_files(path):
-            k += 1
-            path = Path(f"{default}_{k}")
-        return path
-    path = Path(given or default)
-    if not _holds_files(path):
-        return path
-    if not force:
-        raise ValueError(
-            f"run folder {path} already holds a run: continue it with --resume {path}, replace it with --force, "
-            "or give another --run-dir"
-        )
-    if not (path / "config.yaml").is_file():
-        raise ValueError(f"--force replaces run folders only, and {path} has no config.yaml: remove it yourself")
-    shutil.rmtree(path)
-    return path
-
-
-def _holds_files(path: Path) -> bool:
-    return path.exists() and (not path.is_dir() or any(path.iterdir()))
+TRAINER = "ckc-train"
+"""The trainer a run folder's marker names (``ckc-rllib-train`` has its own runs)."""
 
 
 def first_table(config: TrainConfig) -> str:
@@ -635,7 +640,10 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--resume", default=None, help="a run folder to continue up to its total_timesteps")
     parser.add_argument("--force", action="store_true", help="replace the run an existing --run-dir holds")
     parser.add_argument(
-        "--total-timesteps", type=cli.integer(1), default=None, help="override the config's total_timesteps"
+        "--total-timesteps",
+        type=cli.integer(1, MAX_TIMESTEPS),
+        default=None,
+        help="override the config's total_timesteps",
     )
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument(
@@ -652,32 +660,59 @@ def main(argv: list[str] | None = None) -> Path:
     # --- config and run folder
     try:
         cli.need_extra("train", "torch", "stable_baselines3", "sb3_contrib")
-        if args.resume:
+        resume_from = None
+        if args.resume:  # a run folder of ckc-train's, its config as created, a model to continue
             run_dir = Path(args.resume)
+            marker = run_folder.open_run(run_dir, TRAINER)
             config = load_config(run_dir / "config.yaml")
+            run_folder.check_config(run_dir, marker, config.to_dict(), TrainConfig().to_dict())
             history = load_history(run_dir, config)
+            resume_from, _ = run_folder.resume_point(run_dir, history)
             check_snapshots(run_dir / "snapshots", config, args.trust_checkpoint)
+            if config.population is not None:
+                from .population import read_record
+
+                read_record(run_dir / "population.json")
+            plan = None
         else:
             config = load_config(configs.preset("train", args.config))
-            run_dir = new_run_dir(args.run_dir, f"runs/{Path(args.config).stem}_seed{config.seed}", args.force)
+            default = f"runs/{Path(args.config).stem}_seed{config.seed}"
+            plan = run_folder.plan_new(args.run_dir, default, args.force, TRAINER)
+            run_dir = plan.path
             history = []
+        if args.total_timesteps is not None:
+            config = replace(config, total_timesteps=args.total_timesteps)
         check_players(config, args.trust_checkpoint)
     except ValueError as exc:
         cli.fail(parser, exc)
+    # Every input is checked: only now does the disk change (a replaced run is moved aside until the
+    # new one has evaluated its first model, and comes back if it fails before).
     try:
-        return train(config, run_dir, args, history)
-    except InputError as exc:  # a player file changed or refused while the run went on
-        cli.fail(parser, exc)
+        if plan is not None:
+            plan.begin(config.to_dict(), TrainConfig().to_dict(), TRAINER)
+        return train(config, run_dir, args, history, resume_from, plan)
+    except BaseException as exc:
+        undone = plan is not None and plan.abandon()  # before the run started: no trace of it
+        if isinstance(exc, InputError):  # a player file changed or refused while the run went on
+            cli.fail(parser, f"{exc} ({run_dir} is as it was before this command)" if undone else exc)
+        if undone:
+            print(f"ckc-train: the run did not start; {run_dir} is as it was before this command", file=sys.stderr)
+        raise
 
 
-def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history: list[dict[str, Any]]) -> Path:
-    """The run itself, its inputs checked: seed, environments, model, learning, the saved models."""
-    if args.total_timesteps is not None:
-        config = TrainConfig(**{**config.__dict__, "total_timesteps": args.total_timesteps})
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-    with (run_dir / "command.txt").open("a") as handle:
-        handle.write(shlex.join([sys.executable, *sys.argv]) + "\n")
+def train(
+    config: TrainConfig,
+    run_dir: Path,
+    args: argparse.Namespace,
+    history: list[dict[str, Any]],
+    resume_from: Path | None = None,
+    plan: run_folder.NewRun | None = None,
+) -> Path:
+    """The run itself, its inputs checked: seed, environments, model, learning, the saved models.
+    ``resume_from``: the zip a resumed run continues; ``plan``: a new run's folder, told when the
+    run has started (its first model evaluated)."""
+    write_atomic(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+    append_line(run_dir / "command.txt", shlex.join([sys.executable, *sys.argv]))
 
     # --- seeding, environments
     import torch
@@ -703,11 +738,10 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
         vec_env = SubprocVecEnv(thunks) if config.n_envs > 1 else DummyVecEnv(thunks)
 
     # --- model
-    saved = [run_dir / name for name in ("final_model.zip", "latest_model.zip") if (run_dir / name).exists()]
     model = build_model(config, vec_env, tensorboard_log=str(run_dir / "tensorboard"))
-    if args.resume and saved:  # from the newer of the final and the latest evaluated model
+    if resume_from is not None:  # the zip saved at the most steps (run_folder.resume_point)
         try:
-            restore(model, max(saved, key=lambda p: p.stat().st_mtime))
+            restore(model, resume_from)
         except ValueError as exc:
             vec_env.close()
             raise InputError(str(exc)) from None
@@ -730,11 +764,13 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
             print(f"init_from: the policy and critic of {card}", flush=True)
         callback.num_timesteps = 0
         callback.run_evaluation()
+        if plan is not None:  # the new run has started: a run it replaces goes
+            plan.started()
         if config.finetune.critic_fit:  # the critic regressed on the start policy's own returns
             from .finetune import fit_critic
 
             log = fit_critic(model, config, run_dir / "best_model.json", args.trust_checkpoint)
-            (run_dir / "critic_fit.json").write_text(json.dumps(log, indent=2))
+            write_atomic(run_dir / "critic_fit.json", json.dumps(log, indent=2))
         if config.finetune.active:
             from .finetune import keep_start
 
@@ -756,7 +792,7 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
             reset_num_timesteps=False,
             tb_log_name="run",
         )
-    model.save(run_dir / "final_model.zip")
+    save_zip(model, run_dir / "final_model.zip")
     if not history or history[-1]["timesteps"] < model.num_timesteps:
         callback.num_timesteps = model.num_timesteps
         callback.run_evaluation()
@@ -767,7 +803,7 @@ def train(config: TrainConfig, run_dir: Path, args: argparse.Namespace, history:
         "wall_clock_seconds": clock.elapsed(),
         "best": max(history, key=lambda h: h["results"][first_table(config)]["win_rate"]),
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
     vec_env.close()
     print(json.dumps(history[-1]["results"], indent=2))
     print(f"run folder: {run_dir}")

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.actions import N_ACTIONS
-from ..files import CARD_BYTES, InputError, read_bytes, read_json, short, short_text
+from ..files import CARD_BYTES, InputError, read_bytes, read_json, short, short_text, write_atomic
 from ..layout import Layout
 from ..observation import LAYOUTS
 from .loading import AgentSource, locate, weights_beside
@@ -431,10 +430,9 @@ def write_agent(
 
 
 def _replace(path: Path, data: bytes) -> None:
-    """Write a file whole or not at all (readers such as self-play opponents may look at any time)."""
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_bytes(data)
-    os.replace(partial, path)
+    """Write a file whole or not at all (readers such as self-play opponents may look at any time),
+    never through a link (:func:`ckc_env.files.write_atomic`)."""
+    write_atomic(path, data)
 
 
 def _plain(value: Any) -> Any:

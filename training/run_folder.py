@@ -1,0 +1,315 @@
+"""A run folder: what makes a folder one, and how a command changes one without losing anything.
+
+A folder is a run folder when it holds the marker :data:`MARKER` (``run.json``), written when the
+run is created: its format and version, the trainer that made it (``ckc-train`` or
+``ckc-rllib-train``) and the sha256 of its config (:func:`config_digest`; the keys of
+:data:`EXTENDABLE` aside, which ``--total-timesteps``, ``--iterations`` and RLlib's scaling flags change). ``--force`` and
+``--resume`` act on run folders only, so a folder of one's own that happens to hold a
+``config.yaml`` is never deleted nor written into.
+
+What each command may do to the disk, and when:
+
+| command | checked first | then |
+|---|---|---|
+| a new run | the config, every player, ``init_from``'s agent file; the folder is free (or the next free name) | the folder is created with its marker |
+| ``--force`` | as a new run, and the folder is a run folder with no link, FIFO or device inside, and no ``RUN.previous`` | the old run is renamed ``RUN.previous``; deleted once the new run has evaluated its first model, renamed back if the new run fails before |
+| ``--resume`` | the marker, the config against its digest, no link inside, a model to continue (:func:`resume_point`) | the run goes on |
+
+Every file a run writes goes through :func:`ckc_env.files.write_atomic` (a temporary file and a
+rename: a run killed mid-save leaves the old file whole) and every file it removes through
+:func:`ckc_env.files.remove_file`; both refuse a link, FIFO or device in the way, by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ckc_env.files import InputError, kind_of, parse_json, read_json, write_atomic
+
+MARKER = "run.json"
+FORMAT = "ckc-env run"
+FORMAT_VERSION = 1
+EXTENDABLE = ("total_timesteps", "iterations", "scaling")
+"""Config keys a run may change on ``--resume`` by its flags (the length of the run, and for RLlib
+how many processes sample it): left out of the digest."""
+PREVIOUS = ".previous"
+"""The suffix of a run folder that ``--force`` moved aside until the new run has started."""
+
+
+def config_digest(config: dict[str, Any], defaults: dict[str, Any]) -> str:
+    """The sha256 of a resolved config (``to_dict()``): the values that differ from ``defaults`` (the
+    config class's own), so a key a later version adds with its default keeps older runs' digests,
+    and the extendable keys aside."""
+    kept = {key: value for key, value in _sparse(config, defaults).items() if key not in EXTENDABLE}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _sparse(value: Any, default: Any) -> Any:
+    """The entries of a mapping that differ from the default's, section by section."""
+    if not isinstance(value, dict) or not isinstance(default, dict):
+        return value
+    return {
+        str(key): _sparse(item, default.get(key))
+        for key, item in value.items()
+        if key not in default or item != default[key]
+    }
+
+
+def marker(config: dict[str, Any], defaults: dict[str, Any], trainer: str) -> dict[str, Any]:
+    """The content of a run's ``run.json``."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "trainer": trainer,
+        "config_sha256": config_digest(config, defaults),
+    }
+
+
+# ---------------------------------------------------------------------------------------------- checks
+def check_no_links(root: Path) -> None:
+    """Refuse a run folder that holds anything but regular files and folders (a symbolic link,
+    FIFO, socket or device): a run writes and deletes inside it and must not reach elsewhere."""
+    for folder, names, files in os.walk(root, followlinks=False):
+        for name in [*names, *files]:
+            path = Path(folder) / name
+            mode = path.lstat().st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise InputError(
+                    f"{path} is {kind_of(mode)}, not a regular file or folder: a run folder holds only its own files "
+                    "(a run writes and deletes there and never follows a link out of it); remove it, or copy in the "
+                    "file it stands for"
+                )
+
+
+def check_root(path: Path, flag: str) -> None:
+    """The run folder itself: not a link (the run would write wherever it points), a folder if it exists."""
+    if path.is_symlink():
+        raise InputError(
+            f"{flag} {path} is a symbolic link: give the folder itself ({os.path.realpath(path)}), "
+            "a run never writes through a link"
+        )
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{flag} {path} is {kind_of(path.lstat().st_mode)}, not a folder")
+
+
+def read_marker(root: Path, flag: str, trainer: str) -> dict[str, Any]:
+    """A run folder's marker, checked: refuses a folder without one, or one another trainer made."""
+    path = root / MARKER
+    if path.is_symlink() or (os.path.lexists(path) and not path.is_file()):
+        raise InputError(f"run marker {path} is {kind_of(path.lstat().st_mode)}, not a regular file")
+    if not os.path.lexists(path):
+        raise InputError(
+            f"{flag} {root}: not a run folder (it has no {MARKER}, which {trainer} writes when it creates a run); "
+            f"{flag} acts on run folders only. To continue from an agent file there, start a new run with "
+            f"init_from: {root}/final_model.json; to replace the folder, remove it yourself"
+        )
+    data = read_json(path, "run marker")
+    fine = (
+        isinstance(data, dict)
+        and data.get("format") == FORMAT
+        and data.get("format_version") == FORMAT_VERSION
+        and isinstance(data.get("config_sha256"), str)
+        and isinstance(data.get("trainer"), str)
+    )
+    if not fine:
+        raise InputError(
+            f"run marker {path} is not one {trainer} writes: a mapping with format {FORMAT!r}, format_version "
+            f"{FORMAT_VERSION}, trainer and config_sha256"
+        )
+    if data["trainer"] != trainer:
+        raise InputError(
+            f"{flag} {root}: a run of {data['trainer']}, not of {trainer}: continue it with {data['trainer']}"
+        )
+    return data
+
+
+def open_run(root: Path, trainer: str) -> dict[str, Any]:
+    """The checks of ``--resume`` before its config is read: the folder, its marker, no link inside."""
+    check_root(root, "--resume")
+    if not root.is_dir():
+        raise InputError(f"--resume {root}: no such folder")
+    data = read_marker(root, "--resume", trainer)
+    check_no_links(root)
+    return data
+
+
+def check_config(root: Path, data: dict[str, Any], config: dict[str, Any], defaults: dict[str, Any]) -> None:
+    """The run's config.yaml is the one it was created with (the extendable keys aside)."""
+    if data["config_sha256"] != config_digest(config, defaults):
+        raise InputError(
+            f"--resume {root}: its config.yaml is not the one the run was created with (its digest differs from "
+            f"{MARKER}'s): a resumed run continues its own config. Put it back, or start a new run with this config "
+            f"and init_from: {root}/final_model.json"
+        )
+
+
+# ---------------------------------------------------------------------------------------------- resuming
+RESUMABLE = ("final_model.zip", "latest_model.zip")
+
+
+def zip_timesteps(path: Path) -> int:
+    """The step count a stable-baselines3 zip was saved at (its ``data`` member's JSON, nothing unpickled)."""
+    import zipfile
+
+    from .limits import MAX_TIMESTEPS
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo("data")
+            if info.file_size > 64 << 20:
+                raise InputError(f"its data member unpacks to {info.file_size:,} bytes, more than 67,108,864")
+            data = parse_json(archive.read("data"), f"{path}: its data member")
+    except InputError as exc:
+        raise InputError(f"cannot resume from {path}: {exc}") from None
+    except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
+        raise InputError(f"cannot resume from {path}: {type(exc).__name__}: {exc}") from None
+    steps = data.get("num_timesteps") if isinstance(data, dict) else None
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= MAX_TIMESTEPS:
+        raise InputError(
+            f"cannot resume from {path}: its data member has num_timesteps={_short(steps)}, not a count from 0 to "
+            f"{MAX_TIMESTEPS:,}"
+        )
+    return steps
+
+
+def card_timesteps(path: Path) -> int | None:
+    """The step count an exported agent card records (None where it records none)."""
+    data = read_json(path, "agent card", limit=1 << 20)
+    training = data.get("training") if isinstance(data, dict) else None
+    steps = training.get("timesteps") if isinstance(training, dict) else None
+    return steps if isinstance(steps, int) and not isinstance(steps, bool) else None
+
+
+def resume_point(root: Path, history: list[dict[str, Any]]) -> tuple[Path, int]:
+    """The zip ``--resume`` continues (the one saved at the most steps) and its step count.
+
+    Refused: a folder with no zip to continue (its exported agent is not a model to train on: start
+    a new run from it), and a zip older than the run's exported final model or its last evaluation
+    (resuming would write over them with a model that does not continue them)."""
+    found = [root / name for name in RESUMABLE if os.path.lexists(root / name)]
+    if not found:
+        raise InputError(
+            f"--resume {root}: no {' or '.join(RESUMABLE)} to resume (the exported agent is for playing, not a model "
+            f"to continue); to continue from the exported agent, start a new run with init_from: {root}/final_model.json"
+        )
+    steps = {path: zip_timesteps(path) for path in found}
+    path = max(found, key=lambda p: steps[p])
+    at = steps[path]
+    final = root / "final_model.json"
+    exported = card_timesteps(final) if final.is_file() else None
+    if exported is not None and exported > at:
+        raise InputError(
+            f"--resume {root}: {path.name} is at step {at:,}, its exported final_model.json at {exported:,}: resuming "
+            "would write over that agent with a model that does not continue it. Start a new run with "
+            f"init_from: {final}"
+        )
+    if history and history[-1]["timesteps"] > at:
+        raise InputError(
+            f"--resume {root}: {path.name} is at step {at:,}, its evaluations.json goes to step "
+            f"{history[-1]['timesteps']:,}: the zip those evaluations continue is missing. Start a new run with "
+            f"init_from: {final}"
+        )
+    return path, at
+
+
+# ---------------------------------------------------------------------------------------------- creating
+@dataclass
+class NewRun:
+    """A run folder to create, planned before anything touches the disk: ``begin`` creates it (moving
+    a run it replaces aside), ``started`` deletes the replaced run, ``abandon`` undoes ``begin``."""
+
+    path: Path
+    replaces: bool = False
+    begun: bool = False
+    settled: bool = False
+    existed: bool = False
+
+    @property
+    def previous(self) -> Path:
+        return self.path.with_name(self.path.name + PREVIOUS)
+
+    def begin(self, config: dict[str, Any], defaults: dict[str, Any], trainer: str) -> None:
+        """Create the folder with its marker (``defaults``: the config class's, for the digest)."""
+        if self.replaces:
+            os.rename(self.path, self.previous)
+        self.existed = self.path.is_dir()  # an empty folder given by --run-dir stays a folder
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.begun = True
+        write_atomic(self.path / MARKER, json.dumps(marker(config, defaults, trainer), indent=2) + "\n")
+
+    def started(self) -> None:
+        """The new run has evaluated its first model: the run it replaces goes, and the run stays
+        whatever happens next (a run stopped later is resumed, not undone)."""
+        if self.replaces and self.previous.is_dir() and not self.previous.is_symlink():
+            shutil.rmtree(self.previous)
+        self.settled = True
+
+    def abandon(self) -> bool:
+        """Undo :meth:`begin` of a run that failed before it started: its files go, and a run it
+        replaced comes back. Whether anything was undone."""
+        if not self.begun or self.settled:
+            return False
+        shutil.rmtree(self.path, ignore_errors=True)
+        if self.replaces and self.previous.is_dir():
+            os.rename(self.previous, self.path)
+        elif self.existed:
+            self.path.mkdir(exist_ok=True)
+        self.begun = False
+        return True
+
+
+def plan_new(given: str | None, default: str, force: bool, trainer: str) -> NewRun:
+    """The folder of a new run, checked and nothing changed yet; a run already there is never
+    overwritten in part.
+
+    A folder named by ``--run-dir`` that holds anything is refused (continue it with ``--resume``,
+    or replace it with ``--force``); the default name moves on to the next free one
+    (``runs/quick_seed0_2``, ...) unless ``--force`` replaces it. ``--force`` replaces run folders only
+    (:data:`MARKER`), with nothing inside that a removal could reach through, and never a folder
+    whose ``.previous`` from an earlier ``--force`` is still there."""
+    if given is None and not force:
+        path, k = Path(default), 1
+        while _taken(path):
+            k += 1
+            path = Path(f"{default}_{k}")
+        return NewRun(path)
+    path = Path(given or default)
+    flag = "--run-dir" if given is not None else "the run folder"
+    check_root(path, flag)
+    if not _holds_files(path):
+        return NewRun(path)
+    if not force:
+        raise InputError(
+            f"run folder {path} already holds a run: continue it with --resume {path}, replace it with --force, "
+            "or give another --run-dir"
+        )
+    read_marker(path, "--force", trainer)
+    check_no_links(path)
+    previous = path.with_name(path.name + PREVIOUS)
+    if os.path.lexists(previous):
+        raise InputError(
+            f"--force {path}: {previous} is still there (a run an earlier --force moved aside, kept because the new "
+            "run did not start): restore it or remove it yourself first"
+        )
+    return NewRun(path, replaces=True)
+
+
+def _holds_files(path: Path) -> bool:
+    return path.exists() and (not path.is_dir() or any(path.iterdir()))
+
+
+def _taken(path: Path) -> bool:
+    return os.path.lexists(path) and (path.is_symlink() or _holds_files(path))
+
+
+def _short(value: Any) -> str:
+    from ckc_env.files import short
+
+    return short(value)
