@@ -1,11 +1,11 @@
-"""Time per exact posterior (``ckc_env.beliefs.beliefs``) on mid-round positions, 3, 4 and 5 players.
+"""Time per exact posterior (``ckc_env.reading.beliefs.beliefs``) on mid-round positions, 3, 4 and 5 players.
 
 Positions are collected by random play (``ckc_env.raw_env``, base rules, accusation windows
 mostly passed), at random accusation decisions (windows and forced accusations), one random seat
 per position. For each player count, and in every repeat, three timings per position:
 
 - **first sight**: the posterior cache is cleared before every call
-  (``ckc_env.beliefs.clear_caches()``), so every call enumerates its information set;
+  (``ckc_env.reading.beliefs.clear_caches()``), so every call enumerates its information set;
   the small cache of seat-to-feature maps (``_maps``) stays warm, as it would after a few calls;
 - **steady state**: the same positions again with the cache warm (it was filled by a pass over
   them), as during training, where the same information sets recur constantly;
@@ -34,12 +34,12 @@ from typing import Any
 import numpy as np
 
 import ckc_env
-import ckc_env.beliefs as belief_module
+import ckc_env.reading.beliefs as belief_module
 from ckc_env import cli
-from ckc_env.beliefs import beliefs
 from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.game import legal_actions
 from ckc_env.engine.view import PlayerView
+from ckc_env.reading.beliefs import beliefs
 from ckc_env.seeding import derive_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         belief_module.clear_caches()
         sizes = [beliefs(view).assignments for view in views[n]]
         info[n] = {
-            "distinct_information_sets": len(belief_module._POSTERIOR),
+            "distinct_information_sets": belief_module.cached_information_sets(),
             "assignments_median": statistics.median(sizes),
             "assignments_max": max(sizes),
         }

@@ -1,6 +1,6 @@
-"""Decisions per second of bayes_v2, scalar (``agents.bayes_v2``) against batched
-(``batch.agents``, on ``batch.players_posterior``), measured in the same run; with ``--agent
-bayes_v3``, the same for bayes_v3 (``agents.bayes_v3`` against ``batch.second_order``).
+"""Decisions per second of bayes_v2, scalar (``agents.bayes_v2``, on ``reading.players_posterior``)
+against batched (``batch.agents``, on ``batch.players_posterior``), measured in the same run; with
+``--agent bayes_v3``, the same for bayes_v3 (``reading.second_order`` against ``batch.second_order``).
 
 The player sits at seat 0 of a table of bayes_v1 players for whole seeded games; only seat 0's
 decisions are timed (every decision it takes: windows, forced accusations, and clue faces or Cafe

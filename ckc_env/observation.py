@@ -16,7 +16,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from .config import MAX_CHIPS_PER_COLOUR, GameConfig
+from .config import MAX_CHIPS_PER_COLOUR, MAX_PLAYERS, PLAYER_COUNTS, GameConfig
 from .engine.actions import CAFE_ADLER
 from .engine.cards import INVESTIGATOR, N_CATS, N_CLUES
 from .engine.chips import STASI_KEPT_VALUE
@@ -26,7 +26,7 @@ from .engine.state import SCORING, GameState
 from .engine.view import PlayerView
 from .layout import Layout, Piece
 
-SEATS = 5
+SEATS = MAX_PLAYERS
 MAX_DECK = N_CATS + 2
 MAX_ACCUSATIONS = SEATS - 1
 CHIP_VALUES = tuple(range(STASI_KEPT_VALUE, 6))  # -2..5
@@ -239,13 +239,13 @@ class _Offsets:
         assert names[names.index("rows") :][:5] == ["rows", "discards", "accused", "chip_colours", "face_up_adler"]
 
 
-_RELATIVE = {(n, seat): [(seat + r) % n for r in range(n)] for n in (3, 4, 5) for seat in range(n)}
+_RELATIVE = {(n, seat): [(seat + r) % n for r in range(n)] for n in PLAYER_COUNTS for seat in range(n)}
 """Absolute seats in the order of relative seats 0, 1, ... seen from ``seat``."""
 _IN_RELATIVE_ORDER = {key: itemgetter(*seats) for key, seats in _RELATIVE.items()}
 _FACE_UP = 3 * SEATS
 """From a seat's entry in ``chip_colours`` to its entry in ``face_up_adler`` (the next piece)."""
 _PACK_TABLES = struct.Struct(f"<{3 * SEATS}I")
-_PADDING = {n: (0,) * (SEATS - n) for n in (3, 4, 5)}
+_PADDING = {n: (0,) * (SEATS - n) for n in PLAYER_COUNTS}
 _CAT_BIT = [1 << cat for cat in range(N_CATS)] + [0]
 """``_CAT_BIT[cat]``: the cat's bit in a mask; ``_CAT_BIT[-1]`` (no cat) is 0."""
 TENTHS = [float(np.float32(k) * np.float32(0.1)) for k in range(4 * MAX_CHIPS_PER_COLOUR + 1)]
@@ -339,11 +339,11 @@ class Encoder:
 
     def observation(self, view: PlayerView, reader=None) -> np.ndarray:
         """The observation vector of ``view.seat`` (float32). A layout with the players' posterior
-        reads the table with ``reader`` (a ``TableReader`` of the seat, or a :class:`TableReading`
+        reads the table with ``reader`` (a ``PlayersReader`` of the seat, or a :class:`TableReading`
         for a layout with the second-order posterior too, brought up to date here, as a player that
         keeps one reads at its own decisions), or with fresh ones if None, which makes the vector a
         function of the state: the two differ only in how a window before a forced accusation is
-        read (see ``TableReader``)."""
+        read (see ``reading.players_posterior.PlayersReader``)."""
         o = self.o
         out, mv = self.public(view)
         kind = view.decision_kind
@@ -397,7 +397,7 @@ def encode_observation(state: GameState, seat: int, layout: Layout = OBSERVATION
 
 
 def _fill_beliefs(out: np.ndarray, o: _Offsets, view: PlayerView, reader=None) -> None:
-    from .beliefs import beliefs
+    from .reading.beliefs import beliefs
 
     exact = beliefs(view)
     _write_posterior(out, o.belief_chief, o.belief_assistant, o.belief_clues, exact, view)
@@ -410,8 +410,8 @@ def _fill_beliefs(out: np.ndarray, o: _Offsets, view: PlayerView, reader=None) -
             continue
         b = exact
         if view.own_clue >= 0 and view.phase < SCORING:  # the decisions of this round's suspicion phase
-            from .agents.bayes import expected_chip_values
-            from .beliefs import weighted_beliefs
+            from .reading.beliefs import weighted_beliefs
+            from .reading.chip_values import expected_chip_values
 
             b = weighted_beliefs(view, getattr(reading, name).update(view, expected_chip_values(view)))
         _write_posterior(out, start, getattr(o, f"{name}_assistant"), getattr(o, f"{name}_clues"), b, view)
@@ -426,7 +426,7 @@ def _write_posterior(out: np.ndarray, chief: int, assistant: int, clues: int, b,
 
 class TableReading:
     """The readers of one seat that a layout's posterior pieces need, kept across a game (as a
-    player keeps its own): bayes_v2's ``TableReader`` for the ``players_*`` pieces and bayes_v3's
+    player keeps its own): bayes_v2's ``PlayersReader`` for the ``players_*`` pieces and bayes_v3's
     ``SecondOrderReader`` for the ``second_order_*`` pieces, each made when first used (a fresh
     reading reads the whole round at once)."""
 
@@ -437,18 +437,19 @@ class TableReading:
     @property
     def players(self):
         if self._players is None:
-            from .agents.bayes import BayesParams
-            from .agents.bayes_v2 import TableReader
+            from .reading.bayes_rule import BayesParams
+            from .reading.players_posterior import PlayersReader
 
-            self._players = TableReader(self.seat, BayesParams(), PLAYERS_FOLLOW)
+            self._players = PlayersReader(self.seat, BayesParams(), PLAYERS_FOLLOW)
         return self._players
 
     @property
     def second_order(self):
         if self._second_order is None:
-            from .agents.bayes_v3 import BayesV3Params, SecondOrderReader
+            from .reading.bayes_rule import BayesParams
+            from .reading.second_order import SecondOrderReader
 
-            self._second_order = SecondOrderReader(self.seat, BayesV3Params(follow=PLAYERS_FOLLOW))
+            self._second_order = SecondOrderReader(self.seat, BayesParams(), PLAYERS_FOLLOW, PLAYERS_FOLLOW)
         return self._second_order
 
 

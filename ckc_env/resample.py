@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from .beliefs import sample_assignment
 from .config import BLACK
 from .engine.actions import CAFE_ADLER, WINDOW
 from .engine.cards import INVESTIGATOR
@@ -38,6 +37,7 @@ from .engine.chips import STASI
 from .engine.options import ResetOptions
 from .engine.state import GAME_OVER, IN_WINDOW, SCORING, GameState
 from .engine.view import PlayerView
+from .reading.beliefs import sample_assignment
 
 Uniform = Callable[[], float]
 """A source of numbers uniform in [0, 1) (``random.random``, ``numpy.random.Generator.random``, an

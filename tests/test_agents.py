@@ -24,7 +24,6 @@ import pytest
 
 import ckc_env
 from ckc_env.agents import BASELINES, REGISTRY, make_agent
-from ckc_env.beliefs import beliefs, weighted_beliefs
 from ckc_env.config import GameConfig
 from ckc_env.engine.actions import ACCUSE, CAFE_ADLER, CLUE_FACE, DECISION_KINDS, FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.cards import INVESTIGATOR, N_CATS, cats_in, chief_of
@@ -32,6 +31,7 @@ from ckc_env.engine.game import SCORING
 from ckc_env.engine.view import PlayerView
 from ckc_env.evaluation.tournament import play_game, run_tournament
 from ckc_env.observation import OBSERVATION
+from ckc_env.reading.beliefs import beliefs, weighted_beliefs
 from ckc_env.table.scalar import Table
 
 AGENTS = sorted(REGISTRY)
@@ -413,10 +413,11 @@ def test_bayes_v2_reads_the_others_decisions():
 
 
 def test_what_the_table_reveals_depends_on_the_record_not_on_when_it_was_read():
-    """A TableReader brought up to date at every decision and one reading the whole round at once give
+    """A PlayersReader brought up to date at every decision and one reading the whole round at once give
     bit-identical likelihoods: an observation built from them is a function of the game's state."""
-    from ckc_env.agents.bayes import BayesParams, expected_chip_values
-    from ckc_env.agents.bayes_v2 import TableReader
+    from ckc_env.reading.bayes_rule import BayesParams
+    from ckc_env.reading.chip_values import expected_chip_values
+    from ckc_env.reading.players_posterior import PlayersReader
 
     checked = 0
     for n, config in ((3, {}), (4, {"stasi": True}), (5, {"reopen_windows": True})):
@@ -426,7 +427,7 @@ def test_what_the_table_reveals_depends_on_the_record_not_on_when_it_was_read():
         players = [make_agent("bayes_v1", seed=s) for s in range(n)]
         for s in range(n):
             players[s].reset(s, env.config)
-        readers = [TableReader(s, BayesParams(), 0.8) for s in range(n)]
+        readers = [PlayersReader(s, BayesParams(), 0.8) for s in range(n)]
         rng = random.Random(n)
         while not game.game_over:
             seat = game.current_seat
@@ -437,7 +438,7 @@ def test_what_the_table_reveals_depends_on_the_record_not_on_when_it_was_read():
                     values = expected_chip_values(observer)
                     kept = readers[s].update(observer, values)
                     if rng.random() < 0.2:
-                        fresh = TableReader(s, BayesParams(), 0.8).update(observer, values)
+                        fresh = PlayersReader(s, BayesParams(), 0.8).update(observer, values)
                         for other in kept:
                             assert np.array_equal(kept[other], fresh[other])
                         checked += 1

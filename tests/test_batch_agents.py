@@ -8,7 +8,7 @@ baselines meet in play (3, 4 and 5 players, Stasi, Cafe Adler, ``clue_face="choo
 
 - ``test_batched_beliefs_equal_the_scalar_beliefs``: for every seat of every position, P(chief),
   P(assistant), P(innocent), each seat's clue distribution and the number of consistent hidden
-  assignments equal ``ckc_env.beliefs.beliefs`` bit for bit.
+  assignments equal ``ckc_env.reading.beliefs.beliefs`` bit for bit.
 - ``test_batched_baselines_decide_as_the_scalar_ones``: at every window and forced accusation,
   passive, eager, bayes_v1 (default and other parameters) and cheater choose the scalar agent's
   action; each run asserts that bayes_v1 both accused and passed, in the branches of its rule.
@@ -32,11 +32,11 @@ from ckc_env.agents import make_agent
 from ckc_env.batch.agents import BATCH_REGISTRY, decide, make_batch_agent
 from ckc_env.batch.beliefs import seat_beliefs
 from ckc_env.batch.replay import Lockstep
-from ckc_env.beliefs import beliefs
 from ckc_env.config import GameConfig
 from ckc_env.engine.actions import ACCUSE, CAFE_ADLER, CLUE_FACE, FORCED_ACCUSATION, PASS, SWAP, WINDOW
 from ckc_env.engine.state import SCORING
 from ckc_env.engine.view import PlayerView
+from ckc_env.reading.beliefs import beliefs
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = {

@@ -1,6 +1,6 @@
 """The batched players' posterior (``ckc_env.batch.players_posterior``), batched bayes_v2 and the
-``"players"`` observation layout against the scalar ``TableReader``, ``BayesV2Agent`` and encoder,
-on the same positions.
+``"players"`` observation layout against the scalar ``PlayersReader``
+(``ckc_env.reading.players_posterior``), ``BayesV2Agent`` and encoder, on the same positions.
 
 Positions come from scalar games and a batch playing the same games (``batch.replay.Lockstep``),
 driven by batched players with some random moves and, often, passes where passing is legal (so
@@ -10,7 +10,7 @@ that many rounds reach the forced accusations), over 3, 4 and 5 players, both va
 - ``test_batched_readers_and_observations_equal_the_scalar_ones``: at every position, for every seat
   holding its clue before scoring, a reader kept across steps gives the scalar reader's likelihoods
   bit for bit (and, every fourth step, so does one reading afresh), and the weighted posterior
-  equals ``beliefs.weighted_beliefs`` bit for bit; ``batch.observe`` in
+  equals ``reading.beliefs.weighted_beliefs`` bit for bit; ``batch.observe`` in
   ``OBSERVATION_WITH_PLAYER_BELIEFS`` equals the scalar encoder with a kept reader (the acting
   seats, every phase) and, every fourth step, with a fresh one (``encode_observation``).
 - ``test_a_kept_reading_follows_the_scalar_reader_through_the_forced_accusations``: where the
@@ -37,8 +37,6 @@ import pytest
 
 from ckc_env import batch, engine
 from ckc_env.agents import make_agent
-from ckc_env.agents.bayes import BayesParams, expected_chip_values
-from ckc_env.agents.bayes_v2 import TableReader
 from ckc_env.batch.agents import BATCH_REGISTRY, decide, make_batch_agent
 from ckc_env.batch.players_posterior import (
     PlayersReader,
@@ -48,7 +46,6 @@ from ckc_env.batch.players_posterior import (
     weighted_seat_beliefs,
 )
 from ckc_env.batch.replay import Lockstep
-from ckc_env.beliefs import weighted_beliefs
 from ckc_env.config import GameConfig
 from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.state import FORCED, SCORING
@@ -56,6 +53,10 @@ from ckc_env.engine.view import PlayerView
 from ckc_env.evaluation.tournament import run_tournament
 from ckc_env.observation import OBSERVATION_WITH_PLAYER_BELIEFS, PLAYERS_FOLLOW, encode_observation, encoder
 from ckc_env.players import batch_capable
+from ckc_env.reading.bayes_rule import BayesParams
+from ckc_env.reading.beliefs import weighted_beliefs
+from ckc_env.reading.chip_values import expected_chip_values
+from ckc_env.reading.players_posterior import PlayersReader as ScalarPlayersReader
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINT = str(ROOT / "checkpoints" / "ppo_all_counts")
@@ -113,10 +114,10 @@ def _reading(lock: Lockstep, seat: int) -> np.ndarray:
 
 class ScalarReaders:
     """A scalar reader per slot and seat, new with each game (as an agent gets one per game):
-    ``TableReader(seat, params, follow)``, or ``make(seat)`` if given."""
+    ``ScalarPlayersReader(seat, params, follow)``, or ``make(seat)`` if given."""
 
     def __init__(self, params: BayesParams | None = None, follow: float | None = None, make=None) -> None:
-        self.make = make if make is not None else (lambda seat: TableReader(seat, params, follow))
+        self.make = make if make is not None else (lambda seat: ScalarPlayersReader(seat, params, follow))
         self.readers: dict[tuple[int, int], tuple[object, object]] = {}
 
     def __call__(self, slot: int, game, seat: int):
@@ -154,7 +155,7 @@ def _compare_readers(lock: Lockstep, kept: PlayersReader, scalar: ScalarReaders,
             seen["forced"] += game.phase == FORCED
             seen["accusations"] += len(game.accusations) > 0
             if fresh:
-                reread = TableReader(seat, BayesParams(), PLAYERS_FOLLOW).update(view, values)
+                reread = ScalarPlayersReader(seat, BayesParams(), PLAYERS_FOLLOW).update(view, values)
                 for other, factors in reread.items():
                     assert _same(afresh[i, other], factors), (g, seat, other)
                 seen["fresh"] += 1

@@ -1,6 +1,6 @@
 """bayes_v3's second-order reading on the batched engine (``ckc_env.batch.second_order``) and batched
-bayes_v3 against the scalar ``agents.bayes_v3.SecondOrderReader`` and ``BayesV3Agent``, on the same
-positions (the lockstep games of ``test_batch_players_posterior``: 3, 4 and 5 players, both
+bayes_v3 against the scalar ``reading.second_order.SecondOrderReader`` and ``BayesV3Agent``, on the
+same positions (the lockstep games of ``test_batch_players_posterior``: 3, 4 and 5 players, both
 variants, every ``window_order``, ``reopen_windows``, ``clue_face="choose"``, ``non_accuser_white``).
 
 - ``test_batched_second_order_readers_equal_the_scalar_ones``: at every position, for every seat
@@ -24,26 +24,31 @@ from test_batch_players_posterior import CONFIGS, SEATS, ScalarReaders, _reading
 
 from ckc_env import batch, engine
 from ckc_env.agents import make_agent
-from ckc_env.agents.bayes import expected_chip_values
-from ckc_env.agents.bayes_v3 import BayesV3Params
-from ckc_env.agents.bayes_v3 import SecondOrderReader as ScalarSecondOrderReader
 from ckc_env.batch.agents import BATCH_REGISTRY, decide, make_batch_agent
 from ckc_env.batch.players_posterior import PlayersReader, weighted_seat_beliefs
 from ckc_env.batch.second_order import LayoutReaders, SecondOrderReader
-from ckc_env.beliefs import weighted_beliefs
 from ckc_env.config import GameConfig
 from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.state import FORCED, SCORING
 from ckc_env.engine.view import PlayerView
 from ckc_env.evaluation.tournament import run_tournament
-from ckc_env.observation import OBSERVATION_WITH_SECOND_ORDER, TableReading, encode_observation, encoder
+from ckc_env.observation import OBSERVATION_WITH_SECOND_ORDER, PLAYERS_FOLLOW, TableReading, encode_observation, encoder
+from ckc_env.reading.bayes_rule import BayesParams
+from ckc_env.reading.beliefs import weighted_beliefs
+from ckc_env.reading.chip_values import expected_chip_values
+from ckc_env.reading.second_order import SecondOrderReader as ScalarSecondOrderReader
 
 LAYOUT = OBSERVATION_WITH_SECOND_ORDER
 
 
 def scalar_readers() -> ScalarReaders:
     """A scalar ``SecondOrderReader`` per slot and seat, new with each game."""
-    return ScalarReaders(make=lambda seat: ScalarSecondOrderReader(seat, BayesV3Params()))
+    return ScalarReaders(make=_scalar_reader)
+
+
+def _scalar_reader(seat: int) -> ScalarSecondOrderReader:
+    """bayes_v3's reading with the default parameters, as the batched ``SecondOrderReader()``."""
+    return ScalarSecondOrderReader(seat, BayesParams(), PLAYERS_FOLLOW, PLAYERS_FOLLOW)
 
 
 def _compare(lock, kept: SecondOrderReader, scalar: ScalarReaders, fresh: bool, seen: Counter) -> None:
@@ -71,7 +76,7 @@ def _compare(lock, kept: SecondOrderReader, scalar: ScalarReaders, fresh: bool, 
             seen["positions"] += 1
             seen["forced"] += game.phase == FORCED
             if fresh:
-                reread = ScalarSecondOrderReader(seat, BayesV3Params()).update(view, values)
+                reread = _scalar_reader(seat).update(view, values)
                 for other, factors in reread.items():
                     assert _same(afresh[i, other], factors), (g, seat, other)
                 seen["fresh"] += 1

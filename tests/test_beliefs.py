@@ -1,7 +1,8 @@
-"""Exact beliefs (``ckc_env.beliefs``) against an independent brute force, Monte Carlo and a leak check.
+"""Exact beliefs (``ckc_env.reading.beliefs``) against an independent brute force, Monte Carlo and a
+leak check.
 
-The reference here shares no code with ``ckc_env.beliefs``. From a seat's information set (its own
-clue, or its own tile while the face is still to be chosen; every seat's row and discard pile as
+The reference here shares no code with ``ckc_env.reading.beliefs``. From a seat's information set
+(its own clue, or its own tile while the face is still to be chosen; every seat's row and discard pile as
 sets of cats; the public clues revealed from the bag; the clue lying face-up under the Stasi card
 and whose it is) :func:`hidden_deals` enumerates every complete hidden deal: each seat whose clue
 is unknown gets a distinct remaining feature and a face, the tiles still in the bag get the other
@@ -44,11 +45,11 @@ import numpy as np
 import pytest
 
 import ckc_env
-from ckc_env.beliefs import beliefs, weighted_beliefs
 from ckc_env.engine.actions import CAFE_ADLER, CLUE_FACE, FORCED_ACCUSATION, WINDOW
 from ckc_env.engine.chips import build_pool, chip_token
 from ckc_env.engine.game import legal_actions
 from ckc_env.engine.view import PlayerView
+from ckc_env.reading.beliefs import beliefs, weighted_beliefs
 
 N_FEATURES, N_CATS, N_CLUES = 5, 32, 10
 INVESTIGATOR = 32
@@ -609,3 +610,12 @@ def test_weighted_beliefs_match_a_weighted_brute_force(name: str) -> None:
         if positions == 25:
             break
     assert positions == 25
+
+
+def test_the_first_address_hands_on_the_reading_room_posterior() -> None:
+    """``ckc_env.beliefs`` (the address users and docs import from) is ``ckc_env.reading.beliefs``."""
+    import ckc_env.beliefs
+    import ckc_env.reading.beliefs
+
+    for name in ckc_env.beliefs.__all__:
+        assert getattr(ckc_env.beliefs, name) is getattr(ckc_env.reading.beliefs, name), name

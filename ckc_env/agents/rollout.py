@@ -12,7 +12,7 @@ estimates it instead (perfect-information Monte Carlo over sampled worlds):
 2. It draws ``worlds`` worlds from its information set (:func:`ckc_env.resample.resample`: the other
    seats' clues, the bag, the deck's order and the chips it cannot see dealt afresh), each weighted
    by how likely the other players' decisions this round were under that world's clues (bayes_v2's
-   :class:`~ckc_env.agents.bayes_v2.TableReader`): importance weights towards its posterior.
+   :class:`~ckc_env.reading.players_posterior.PlayersReader`): importance weights towards its posterior.
 3. In every world it plays each candidate, then bayes_v1 in every seat (the same world for each
    candidate: common random numbers). In a round that may end the game (``may_end_game``, with
    ``endgame=1``) it plays to the game's end and scores its share of the win: what counts at the
@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..beliefs import weighted_beliefs
 from ..config import BLACK, COLOURS, GOLD, WHITE
 from ..engine import game
 from ..engine.actions import ACCUSE, FORCED_ACCUSATION, PASS
@@ -44,8 +43,10 @@ from ..engine.cards import cats_in
 from ..engine.chance import unit
 from ..engine.state import SCORING, GameState
 from ..engine.view import PlayerView
+from ..reading.bayes_rule import decide, moving_bar
+from ..reading.beliefs import weighted_beliefs
 from ..resample import resample
-from .bayes import BayesAgent, decide, moving_bar
+from .bayes import BayesAgent
 from .bayes_v2 import BayesV2Agent, BayesV2Params
 
 

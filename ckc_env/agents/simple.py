@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..beliefs import beliefs
 from ..engine.actions import (
     ACCUSE,
     CAFE_ADLER,
@@ -20,6 +19,7 @@ from ..engine.actions import (
 from ..engine.cards import cats_in
 from ..engine.chance import Stream
 from ..engine.view import PlayerView
+from ..reading.beliefs import beliefs
 from .base import Agent, legal_actions, uniform
 
 

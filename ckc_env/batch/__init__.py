@@ -34,9 +34,9 @@ reads it) and ``tests/test_batch_second_order.py`` (the second-order reading, ba
 | ``state.rewards`` | (B, 5) float64 points won in the last step by seat (reward schemes: ``ckc_env.table.rewards``) | ``engine.pop_rewards`` |
 | ``reset(state, games)`` | starts the next game in those slots | ``engine.init`` |
 | ``summary.round_summaries(state, games)`` | the scalar summary dicts of the rounds that ended in the last step | ``GameState.summaries`` |
-| ``beliefs.seat_beliefs(state, games, seats)`` | exact posterior of (game, seat) pairs | ``beliefs.beliefs`` |
-| ``players_posterior.PlayersReader(params, follow)`` | what the other players' decisions reveal of their clues, per (game, seat), kept across steps; ``.beliefs(state, games, seats)`` the weighted posterior | ``agents.bayes_v2.TableReader``, ``beliefs.weighted_beliefs`` |
-| ``second_order.SecondOrderReader(params, follow, inner_follow)`` | the same, each other player read as bayes_v2 (who reads the others too) | ``agents.bayes_v3.SecondOrderReader`` |
+| ``beliefs.seat_beliefs(state, games, seats)`` | exact posterior of (game, seat) pairs | ``reading.beliefs.beliefs`` |
+| ``players_posterior.PlayersReader(params, follow)`` | what the other players' decisions reveal of their clues, per (game, seat), kept across steps; ``.beliefs(state, games, seats)`` the weighted posterior | ``reading.players_posterior.PlayersReader``, ``reading.beliefs.weighted_beliefs`` |
+| ``second_order.SecondOrderReader(params, follow, inner_follow)`` | the same, each other player read as bayes_v2 (who reads the others too) | ``reading.second_order.SecondOrderReader`` |
 | ``agents``: ``make_batch_agent(name)``, ``decide(state, lineup)`` | the scripted baselines (``bayes_v2`` and ``bayes_v3`` included) for a whole batch | ``agents.make_agent`` |
 | ``replay.Lockstep`` | scalar games and a batch of the same seeds, stepped together | |
 
@@ -77,8 +77,9 @@ tests do). Positions fixed by the scalar engine's reset options reach the batch 
 ``BatchState`` (``batch.state``) mirrors ``engine.state.GameState`` field by field; B is the batch
 size, seats beyond a game's player count hold -1 or 0. The rules are in modules named as the scalar
 engine's: ``round_setup`` (RULES.md 3), ``suspicion`` (4), ``scoring`` (5-8) and ``game`` (the
-state machine); ``chance`` (where chance outcomes come from), ``observation``, ``beliefs``,
-``players_posterior``, ``second_order``, ``agents``, ``summary`` and ``replay`` complete it.
+state machine); ``chance`` (where chance outcomes come from), ``observation``, ``agents``,
+``summary`` and ``replay`` complete it, with the readers named as ``ckc_env.reading``'s:
+``beliefs``, ``chip_values``, ``bayes_rule``, ``players_posterior`` and ``second_order``.
 
 {STATE_TABLE}
 

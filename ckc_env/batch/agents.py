@@ -6,7 +6,7 @@
 | ``passive`` | passes; forced: the most likely chief; keeps Adler chips | the same rules as array operations |
 | ``eager`` | the most likely chief at its first chance | the same |
 | ``bayes_v1`` | exact beliefs, expected chip value against a moving bar | the same numbers (``batch.beliefs``) and the same float64 expressions in the same order, so every threshold comparison agrees |
-| ``bayes_v2`` | bayes_v1's rule on a posterior that also reads the other players' decisions (a ``TableReader`` per game) | the same numbers from ``batch.players_posterior``: every decision of the round read for all games at once, each game's reading kept between its decisions as the scalar reader keeps it |
+| ``bayes_v2`` | bayes_v1's rule on a posterior that also reads the other players' decisions (a ``PlayersReader`` per game) | the same numbers from ``batch.players_posterior``: every decision of the round read for all games at once, each game's reading kept between its decisions as the scalar reader keeps it |
 | ``cheater`` | reads the hidden clues (an upper bound) | the same |
 
 A batched agent's ``act(state, games)`` returns the actions of the pending decisions of ``games``
@@ -28,7 +28,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..agents.bayes import BayesParams
 from ..agents.bayes_v2 import BayesV2Params
 from ..agents.bayes_v3 import BayesV3Params
 from ..engine.actions import (
@@ -44,6 +43,7 @@ from ..engine.actions import (
 )
 from ..engine.cards import N_CATS
 from ..engine.chance import GOLDEN, Stream, mix64
+from ..reading.bayes_rule import BayesParams
 from .bayes_rule import accuse_or_pass, non_accuser_value
 from .beliefs import seat_beliefs
 from .chip_values import expected_chip_values
@@ -226,8 +226,8 @@ def bayes_v1_rule(
     forced: np.ndarray,
     non_accuser_white: str,
 ) -> np.ndarray:
-    """bayes_v1's rule (``agents.bayes.decide``) for k positions, with its float64 expressions in its
-    order, so that every threshold comparison agrees: ``ACCUSE + cat`` or ``PASS`` per row, given the
+    """bayes_v1's rule (``reading.bayes_rule.decide``) for k positions, with its float64 expressions in
+    its order, so that every threshold comparison agrees: ``ACCUSE + cat`` or ``PASS`` per row, given the
     posterior (k, 32), the cats that may be accused (k, 32) bool, the expected chip values (k, 3),
     the other players who may still accuse, the player counts, the cats drawn (k,) uint32 and
     whether the accusation is forced (the rule itself in ``batch.bayes_rule``, which bayes_v2's model of
@@ -283,7 +283,7 @@ class BatchBayesAgent(BatchAccuser):
 class BatchBayesV2Agent(BatchBayesAgent):
     """``bayes_v2`` (see ``agents.bayes_v2``): bayes_v1's rule on the posterior that also reads the
     other players' decisions, kept per game and seat by a :class:`~ckc_env.batch.players_posterior.PlayersReader`
-    (read at the seat's own decisions, as the scalar agent's ``TableReader``)."""
+    (read at the seat's own decisions, as the scalar agent's ``PlayersReader``)."""
 
     name = "bayes_v2"
     params_type = BayesV2Params

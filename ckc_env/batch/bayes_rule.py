@@ -1,5 +1,7 @@
-"""bayes_v1's decision rule for a batch of positions (``agents.bayes.decide``), with the scalar
-agent's float64 expressions in its order, so that every threshold comparison agrees.
+"""bayes_v1's decision rule for a batch of positions (``reading.bayes_rule.decide``), with the scalar
+rule's float64 expressions in its order, so that every threshold comparison agrees.
+
+Its scalar twin: ckc_env/reading/bayes_rule.py.
 
 Two players decide by it: ``batch.agents`` (bayes_v1 and bayes_v2 on their own posteriors, over all
 32 cats) and ``batch.players_posterior`` (bayes_v2's model of the other players, over the few cats
@@ -10,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..agents.bayes import BayesParams
 from ..config import BLACK, GOLD, WHITE
 from ..engine.cards import N_CATS
+from ..reading.bayes_rule import BayesParams
 
 _BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
 

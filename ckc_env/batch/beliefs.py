@@ -1,7 +1,9 @@
-"""Exact beliefs for a batch of (game, seat) pairs: the numbers of ``ckc_env.beliefs``, bit for bit.
+"""Exact beliefs for a batch of (game, seat) pairs: the numbers of ``reading.beliefs``, bit for bit.
 
-See ``ckc_env.beliefs`` for why the posterior is uniform over the hidden assignments consistent
-with a seat's information set. Here the assignments are counted per game with table lookups:
+Its scalar twin: ckc_env/reading/beliefs.py.
+
+See ``ckc_env.reading.beliefs`` for why the posterior is uniform over the hidden assignments
+consistent with a seat's information set. Here the assignments are counted per game with table lookups:
 
 **Worlds.** A world gives each of 5 *slots* a clue: slots 0..n-1 are the seats, slots n..4 the bag
 tiles in reveal order. It is a permutation p of the 5 features over the slots (120) and a face for
@@ -75,12 +77,12 @@ the chief, and the chiefs that make c an assistant)."""
 class BatchBeliefs:
     """Posteriors of k (game, seat) pairs; seats absolute (``clue[i, s]``: seat s's clue
     distribution; rows of seats a game does not have are zero). Arrays are float64, as in
-    :class:`ckc_env.beliefs.Beliefs`."""
+    :class:`ckc_env.reading.beliefs.Beliefs`."""
 
     chief: np.ndarray  # (k, 32) P(cat is the chief spy)
     assistant: np.ndarray  # (k, 32) P(cat is an assistant)
     clue: np.ndarray | None  # (k, 5, 10) P(seat's clue = c)
-    assignments: np.ndarray  # (k,) consistent hidden assignments, counted as ckc_env.beliefs counts them
+    assignments: np.ndarray  # (k,) consistent hidden assignments, counted as ckc_env.reading.beliefs counts them
 
     @property
     def innocent(self) -> np.ndarray:

@@ -1,6 +1,9 @@
 """What a seat expects the next chip of each colour to be worth, for k games at once: the batched
-form of ``agents.bayes.expected_chip_values``, read by the batched bayes players and the players'
-posterior."""
+form of ``reading.chip_values.expected_chip_values``, read by the batched bayes players and the
+players' posterior.
+
+Its scalar twin: ckc_env/reading/chip_values.py.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from .state import BatchRules, BatchState
 
 def expected_chip_values(state: BatchState, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """(k, 3) E[value] of the next chip of each colour over the chips the seat has not seen
-    (``agents.bayes.expected_chip_values``): the pool's sums less the seat's own, as integers,
+    (``reading.chip_values.expected_chip_values``): the pool's sums less the seat's own, as integers,
     divided once."""
     rules = state.rules
     pool_sum, pool_count = _pool_sums(rules)

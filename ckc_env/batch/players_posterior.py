@@ -1,5 +1,7 @@
-"""The players' posterior for a batch: what ``agents.bayes_v2.TableReader`` reads of the other
+"""The players' posterior for a batch: what the scalar ``PlayersReader`` reads of the other
 players' decisions, for many (game, seat) pairs at once, with the scalar reader's numbers bit for bit.
+
+Its scalar twin: ckc_env/reading/players_posterior.py.
 
 The scalar reader judges every decision of the round on the table as it lay then: after card k,
 each player asked passed unless it accused; each accusation was taken on the table of its window.
@@ -18,10 +20,10 @@ added to the decider's factors for q. Here the same happens for all pairs at onc
 - **Exact sums.** A factor is one of 68 values (hit or not, 1 to 33 legal actions). Each is an exact
   integer multiple of a power of two, kept as 26-bit limbs; a pair's factors per seat and clue are
   summed as integers and rounded once, which is what ``math.fsum`` returns, whatever the order.
-- **The weighted posterior.** ``beliefs.weighted_beliefs`` multiplies the seats' likelihoods in
-  seat order and sums the assignments with one matrix-vector product; here the products are taken
-  in the same order and each pair's sum is the same BLAS ``gemv`` call (a stacked ``matmul``), so
-  the sums are rounded alike.
+- **The weighted posterior.** ``reading.beliefs.weighted_beliefs`` multiplies the seats'
+  likelihoods in seat order and sums the assignments with one matrix-vector product; here the
+  products are taken in the same order and each pair's sum is the same BLAS ``gemv`` call (a
+  stacked ``matmul``), so the sums are rounded alike.
 
 What a reading depends on: like the scalar reader, a :class:`PlayersReader` remembers per game and
 seat which windows and accusations it has read, and reads a window's passes once it has closed.
@@ -29,7 +31,7 @@ During the forced accusations that matters: a window read before a player's forc
 counts its pass there, one read after counts its accusation in that window instead, so a reader
 gives the scalar reader's numbers when both are brought up to date at the same decisions (the
 players' own, for ``bayes_v2`` and a policy). :func:`players_beliefs` reads each position afresh
-(a fresh ``TableReader``), as ``observation.encode_observation`` does.
+(a fresh scalar ``PlayersReader``), as ``observation.encode_observation`` does.
 """
 
 from __future__ import annotations
@@ -42,13 +44,13 @@ from functools import cache
 
 import numpy as np
 
-from ..agents.bayes import BayesParams
-from ..beliefs import _XOR, _assignments
 from ..config import WHITE
 from ..engine.actions import ACCUSE, PASS
 from ..engine.cards import INVESTIGATOR, N_CATS, N_CLUES, N_FEATURES
 from ..engine.state import FORCED, SCORING
 from ..observation import PLAYERS_FOLLOW
+from ..reading.bayes_rule import BayesParams
+from ..reading.beliefs import XOR, hidden_assignments
 from .bayes_rule import accuse_or_pass, non_accuser_value
 from .beliefs import ALL_CLUES, BatchBeliefs, clue_candidates, count_worlds, seat_beliefs
 from .chip_values import expected_chip_values
@@ -61,8 +63,8 @@ LIMB_BITS = 26
 """Limbs of 26 bits: four hold more than the 55 bits a correct rounding needs, and two fit a float64 exactly."""
 HYPOTHESES_PER_CHUNK = 1 << 15
 """Predictions made at once (bounds the temporary arrays at a few MB each)."""
-_CLUE_FEATURE_BIT = np.array([1 << (q >> 1) for q in range(N_CLUES)] + [0], dtype=np.int64)
-"""``_CLUE_FEATURE_BIT[q]``: the bit of clue q's feature; index -1 (no clue) gives 0."""
+CLUE_FEATURE_BIT = np.array([1 << (q >> 1) for q in range(N_CLUES)] + [0], dtype=np.int64)
+"""``CLUE_FEATURE_BIT[q]``: the bit of clue q's feature; index -1 (no clue) gives 0."""
 _CLUE_BIT = np.array([1 << q for q in range(N_CLUES)] + [0], dtype=np.int64)
 _CLUE_RANGE = np.arange(N_CLUES)
 
@@ -159,7 +161,7 @@ _KEY, _ROUND, _WINDOWS, _ACCUSATIONS = range(4)
 
 
 class PlayersReader:
-    """``agents.bayes_v2.TableReader`` for every (game, seat) of a batch: what the other players'
+    """The scalar ``PlayersReader`` for every (game, seat) of a batch: what the other players'
     decisions of the round reveal of their clues, under the model that each plays bayes_v1 with
     ``params``, following its rule with probability ``follow``. Each (game, seat) remembers what it
     has read, as a scalar reader does; a pair forgets when its game's key or round changes, or when
@@ -194,8 +196,8 @@ class PlayersReader:
         self, state: BatchState, games: np.ndarray, seats: np.ndarray, values: np.ndarray | None = None
     ) -> np.ndarray:
         """(k, 5, 10) the clue likelihoods of every seat seen from ``seats[i]`` in game ``games[i]``
-        (each seat's scaled so its largest is 1), brought up to date: ``TableReader.update``. The
-        pairs must be distinct; ``values`` (k, 3) are the chip values the modelled players are taken
+        (each seat's scaled so its largest is 1), brought up to date: the scalar
+        ``PlayersReader.update``. The pairs must be distinct; ``values`` (k, 3) are the chip values the modelled players are taken
         to expect (default: the seat's own, ``batch.chip_values.expected_chip_values``). Rows of the seat
         itself and of seats a game does not have are not meaningful."""
         games = np.asarray(games, dtype=np.int64)
@@ -404,10 +406,10 @@ def hypotheses(state: BatchState, games: np.ndarray, tables: Tables, items: dict
     revealed = tables.revealed[pair, card]
     bag = state.bag[game].astype(np.int64)
     public = np.arange(bag.shape[1]) < revealed[:, None]
-    public_bits = np.bitwise_or.reduce(np.where(public, _CLUE_FEATURE_BIT[bag], 0), axis=1)
-    public_a = np.bitwise_or.reduce(np.where(public & (bag & 1 == 0), _CLUE_FEATURE_BIT[bag], 0), axis=1)
-    known = _CLUE_FEATURE_BIT[exposed] | public_bits
-    free_clues = _FREE_CLUES[((1 << N_FEATURES) - 1) & ~known]
+    public_bits = np.bitwise_or.reduce(np.where(public, CLUE_FEATURE_BIT[bag], 0), axis=1)
+    public_a = np.bitwise_or.reduce(np.where(public & (bag & 1 == 0), CLUE_FEATURE_BIT[bag], 0), axis=1)
+    known = CLUE_FEATURE_BIT[exposed] | public_bits
+    free_clues = FREE_CLUES[((1 << N_FEATURES) - 1) & ~known]
     table_rows = tables.rows[pair, card]  # (m, 5)
     table_discards = tables.discards[pair, card]
     seen = clue_candidates(table_rows, table_discards)  # (m, 5)
@@ -546,7 +548,7 @@ def choose(
 def weighted_seat_beliefs(
     state: BatchState, games: np.ndarray, seats: np.ndarray, likelihood: np.ndarray, clues: bool = True
 ) -> BatchBeliefs:
-    """``beliefs.weighted_beliefs`` of ``seats[i]``'s information set in ``games[i]``, each hidden
+    """``reading.beliefs.weighted_beliefs`` of ``seats[i]``'s information set in ``games[i]``, each hidden
     assignment weighted by ``prod_s likelihood[i, s, clue of s]`` over the seats whose clue the seat
     does not know (other than itself): the same float64 products in the same order and the same
     BLAS call per pair, so the same numbers. ``assignments`` is the total weight; ``clue`` is None
@@ -571,11 +573,11 @@ def weighted_seat_beliefs(
     shown = np.concatenate(
         [np.where(known, hidden, -1), np.where(np.arange(bag.shape[1]) < revealed[:, None], bag, -1)], 1
     )
-    fixed = np.bitwise_or.reduce(_CLUE_FEATURE_BIT[shown], axis=1)
-    value_a = np.bitwise_or.reduce(_CLUE_FEATURE_BIT[np.where(shown & 1 == 0, shown, -1)], axis=1)  # the chief's bits
+    fixed = np.bitwise_or.reduce(CLUE_FEATURE_BIT[shown], axis=1)
+    value_a = np.bitwise_or.reduce(CLUE_FEATURE_BIT[np.where(shown & 1 == 0, shown, -1)], axis=1)  # the chief's bits
     free_mask = ((1 << N_FEATURES) - 1) & ~fixed
     unknown = present & ~known
-    have_all = clue_candidates(state.rows[games], state.discards[games]) & _FREE_CLUES[free_mask][:, None]
+    have_all = clue_candidates(state.rows[games], state.discards[games]) & FREE_CLUES[free_mask][:, None]
     own_tile = state.tiles[games, seats].astype(np.int64)
     have_all[rows, seats] &= np.where(own < 0, 3 << (2 * own_tile.clip(0)), ALL_CLUES)
     weights_of = np.where((seats[:, None] == SEAT_RANGE)[:, :, None], 1.0, likelihood)  # no weight on itself
@@ -601,7 +603,7 @@ def weighted_posterior(
     weights_of: np.ndarray,
     clue: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``beliefs.weighted_beliefs`` of k information sets given as the seats whose clue is unknown
+    """``reading.beliefs.weighted_beliefs`` of k information sets given as the seats whose clue is unknown
     (k, 5), the features whose value is unknown (bits), the known features showing value A (bits)
     and each unknown seat's clue weights (k, 5, 10), 0 for the clues it cannot hold: (chief,
     assistant, mass), and the unknown seats' clue distributions written into ``clue`` if given.
@@ -630,7 +632,7 @@ def weighted_posterior(
             some = total > 0
             r, order, totals, total = r[some], order[some], totals[some], total[some]
             posterior = totals / total[:, None]
-            perm = _XOR[value_a[r]]
+            perm = XOR[value_a[r]]
             chief[r] = np.take_along_axis(posterior[:, :N_CATS], perm, 1)
             assistant[r] = np.take_along_axis(posterior[:, N_CATS : 2 * N_CATS], perm, 1)
             if clue is not None:
@@ -644,16 +646,16 @@ _UNKNOWN_ORDER = np.array(
     [[s for s in range(SEATS) if (m >> s) & 1] + [0] * (SEATS - m.bit_count()) for m in range(32)]
 )
 """``_UNKNOWN_ORDER[m]``: the seats of the bit set m in ascending order (padded with 0)."""
-_FREE_CLUES = np.array([sum(0b11 << (2 * f) for f in range(N_FEATURES) if (m >> f) & 1) for m in range(32)])
-"""``_FREE_CLUES[m]``: the clues of the features in the bit set m."""
+FREE_CLUES = np.array([sum(0b11 << (2 * f) for f in range(N_FEATURES) if (m >> f) & 1) for m in range(32)])
+"""``FREE_CLUES[m]``: the clues of the features in the bit set m."""
 
 
 @cache
 def _group(unknown: int, free_mask: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The scalar ``_assignments`` of ``unknown`` seats over the free features (the same arrays:
+    """The scalar ``hidden_assignments`` of ``unknown`` seats over the free features (the same arrays:
     the same BLAS call reads them), and the clue of each unknown seat in each assignment."""
     free = tuple(f for f in range(N_FEATURES) if (free_mask >> f) & 1)
-    needs, weights = _assignments(unknown, free)
+    needs, weights = hidden_assignments(unknown, free)
     slices = [weights[:, 2 * N_CATS + N_CLUES * i : 2 * N_CATS + N_CLUES * (i + 1)] for i in range(unknown)]
     clue_of = np.stack([w.argmax(1) for w in slices], axis=1).reshape(len(weights), unknown)
     return needs, weights, clue_of
@@ -666,7 +668,7 @@ def players_beliefs(
     params: BayesParams | None = None,
     follow: float = PLAYERS_FOLLOW,
 ) -> BatchBeliefs:
-    """The weighted posterior of each pair read afresh (a new ``TableReader`` per pair), as
+    """The weighted posterior of each pair read afresh (a new scalar ``PlayersReader`` per pair), as
     ``observation.encode_observation`` computes ``players_chief`` without a kept reader."""
     return PlayersReader(params, follow).beliefs(state, games, seats)
 

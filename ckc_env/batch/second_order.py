@@ -1,6 +1,8 @@
-"""bayes_v3's second-order reading for a batch: what ``agents.bayes_v3.SecondOrderReader`` reads of
+"""bayes_v3's second-order reading for a batch: what the scalar ``SecondOrderReader`` reads of
 the other players' decisions, for many (game, seat) pairs at once, with the scalar reader's numbers
 bit for bit.
+
+Its scalar twin: ckc_env/reading/second_order.py.
 
 The scalar reader judges each decision of seat j under each clue j may have held by what bayes_v2
 would have done there: bayes_v1's rule on j's posterior given that clue and the cards, each hidden
@@ -18,7 +20,7 @@ hypotheses, exact sums and weighted posterior it reuses):
   accusations made before card k; an accusation, those windows and the accusations before it.
 - **The weighted posterior of each hypothesis** (decider, table then, supposed clue) is
   ``players_posterior.weighted_posterior`` of that information set: the same products in the same
-  order and the same BLAS call per hypothesis as ``beliefs.weighted_beliefs``. bayes_v1's rule
+  order and the same BLAS call per hypothesis as ``reading.beliefs.weighted_beliefs``. bayes_v1's rule
   decides on it, and the factor ``log(follow * hit + (1 - follow) / legal)`` is summed exactly.
 
 The first-order readings use the reading seat's chip values, as the scalar reader's do; so they are
@@ -29,13 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..agents.bayes import BayesParams
 from ..engine.cards import N_CLUES, N_FEATURES
 from ..observation import PLAYERS_FOLLOW
+from ..reading.bayes_rule import BayesParams
 from .beliefs import ALL_CLUES, seat_beliefs
 from .players_posterior import (
-    _CLUE_FEATURE_BIT,
-    _FREE_CLUES,
+    CLUE_FEATURE_BIT,
+    FREE_CLUES,
     PlayersReader,
     Tables,
     add_factors,
@@ -55,7 +57,7 @@ _CLUE_RANGE = np.arange(N_CLUES)
 
 
 class SecondOrderReader(PlayersReader):
-    """``agents.bayes_v3.SecondOrderReader`` for every (game, seat) of a batch: the other players'
+    """The scalar ``SecondOrderReader`` for every (game, seat) of a batch: the other players'
     decisions of the round read as bayes_v2's, each of them modelled as bayes_v1 with ``params`` on
     a posterior that reads the decisions it had seen as bayes_v1's (following its rule with
     probability ``inner_follow``), following that rule with probability ``follow``. Kept per pair
@@ -169,15 +171,15 @@ class SecondOrderReader(PlayersReader):
         decider = seat[item]
         holder = found.holder[item]
         exposed = np.where(holder != decider, found.exposed[item], -1)
-        clue_bit = _CLUE_FEATURE_BIT[clue]
-        fixed = found.public[item] | clue_bit | _CLUE_FEATURE_BIT[exposed]
+        clue_bit = CLUE_FEATURE_BIT[clue]
+        fixed = found.public[item] | clue_bit | CLUE_FEATURE_BIT[exposed]
         value_a = found.public_a[item] | np.where(clue & 1 == 0, clue_bit, 0)
-        value_a |= np.where((exposed >= 0) & (exposed & 1 == 0), _CLUE_FEATURE_BIT[exposed], 0)
+        value_a |= np.where((exposed >= 0) & (exposed & 1 == 0), CLUE_FEATURE_BIT[exposed], 0)
         free_mask = ((1 << N_FEATURES) - 1) & ~fixed
         n = found.n[item]
         unknown = (n[:, None] > SEAT_RANGE) & (decider[:, None] != SEAT_RANGE)
         unknown &= ~((holder[:, None] == SEAT_RANGE) & (exposed[:, None] >= 0))
-        have = found.seen[item] & _FREE_CLUES[free_mask][:, None]
+        have = found.seen[item] & FREE_CLUES[free_mask][:, None]
         have = np.where(unknown, have, ALL_CLUES)
         weights_of = np.where((have[:, :, None] >> _CLUE_RANGE) & 1 == 1, weights[item], 0.0)
         chief, assistant, mass = weighted_posterior(unknown, free_mask, value_a, weights_of)
