@@ -35,6 +35,11 @@ from typing import Any
 
 from .files import InputError, keys_text, read_yaml, short, short_text, unknown_keys
 
+PLAYER_COUNTS = (3, 4, 5)
+"""The numbers of players a game is for (RULES.md 2), declared once: every check of a player count
+(here, the table's options, agent cards, the commands) reads it, and every message names it from it."""
+MIN_PLAYERS, MAX_PLAYERS = PLAYER_COUNTS[0], PLAYER_COUNTS[-1]
+
 COLOURS = ("gold", "white", "black")
 GOLD, WHITE, BLACK = 0, 1, 2
 
@@ -137,7 +142,7 @@ class GameConfig:
     target_points: int = 10
 
     def __post_init__(self) -> None:
-        _check_int("num_players", self.num_players, 3, 5)
+        _check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         if self.first_player != "random":
             _check_int_or_random("first_player", self.first_player, self.num_players)
         _check_choice("clue_face", self.clue_face, CLUE_FACE_CHOICES)
@@ -188,8 +193,9 @@ class GameConfig:
 
     @property
     def investigator_cards(self) -> int:
-        """Unused investigator cards shuffled into the deck (RULES.md 3.2)."""
-        return 5 - self.num_players
+        """Unused investigator cards shuffled into the deck (RULES.md 3.2): one for each seat a full
+        table has and this one does not."""
+        return MAX_PLAYERS - self.num_players
 
 
 def _check_int_or_random(name: str, value: Any, n: int) -> None:

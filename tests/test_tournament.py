@@ -333,7 +333,7 @@ def test_lineup_of_3_to_5_players(size):
 
 
 def test_num_players_must_match_the_lineup():
-    with pytest.raises(ValueError, match=r"num_players=4 but the lineup has 3 players: give 3, 4 or 5 players"):
+    with pytest.raises(ValueError, match=r"num_players=4 but the lineup has 3 players: give 3 to 5 players"):
         run_tournament(FAST, games=3, config={"num_players": 4})
 
 

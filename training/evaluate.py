@@ -45,6 +45,7 @@ from typing import Any
 
 from ckc_env import cli, configs, players
 from ckc_env.agents import REGISTRY
+from ckc_env.config import MAX_PLAYERS, MIN_PLAYERS
 from ckc_env.config import load_rules as read_rules
 from ckc_env.evaluation.paired import compare
 from ckc_env.evaluation.seating import SCHEMES
@@ -62,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--lineup", nargs="+", metavar="PLAYER", help="3 to 5 players, one per seat")
+    mode.add_argument(
+        "--lineup", nargs="+", metavar="PLAYER", help=f"{MIN_PLAYERS} to {MAX_PLAYERS} players, one per seat"
+    )
     mode.add_argument("--round-robin", nargs="+", metavar="PLAYER", help="distinct players for every table")
     mode.add_argument(
         "--compare",
@@ -86,9 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--num-players",
-        type=cli.integer(3, 5),
+        type=cli.integer(MIN_PLAYERS, MAX_PLAYERS),
         metavar="N",
-        help="seats per table, 3 to 5 (round robin: default the number of players, at most 5)",
+        help=f"seats per table, {MIN_PLAYERS} to {MAX_PLAYERS} (round robin: default the number of players, "
+        f"at most {MAX_PLAYERS})",
     )
     parser.add_argument(
         "--games", type=cli.games(), default=2000, help=f"games in all, 1 to {cli.MAX_GAMES:,} (default 2000)"
@@ -193,9 +197,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 print(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
         else:
             entrants = [specs.from_text(p) for p in args.round_robin]
-            num_players = args.num_players if args.num_players is not None else min(len(entrants), 5)
-            if not 3 <= num_players <= 5:
-                raise ValueError(f"--num-players must be 3, 4 or 5, got {num_players}")
+            num_players = args.num_players if args.num_players is not None else min(len(entrants), MAX_PLAYERS)
+            if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+                raise ValueError(f"--num-players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players}")
             for spec in entrants:
                 players.validate(spec, trust_checkpoint=trust)
             result = round_robin(

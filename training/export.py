@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ckc_env import cli
+from ckc_env.config import PLAYER_COUNTS
 from ckc_env.files import read_json
 from ckc_env.players import agent_file, loading
 from ckc_env.players.policy import load_sb3
@@ -58,7 +59,7 @@ def run_config(folder: Path) -> TrainConfig | None:
 
 def evaluation_at(folder: Path, config: TrainConfig | None, timesteps: int) -> dict[str, Any] | None:
     """The run's evaluation of the model at ``timesteps`` (``evaluations.json``), as training records it."""
-    from .train import evaluation_record
+    from .evaluations import evaluation_record
 
     path = folder / "evaluations.json"
     if config is None or not path.is_file():
@@ -74,8 +75,8 @@ def export(zip_path: Path, prefix: Path, players: list[int] | None) -> tuple[Pat
         if config is None:
             raise ValueError(f"{zip_path} has no config.yaml beside it: say which player counts with --players")
         players = list(config.player_counts)
-    if any(n not in (3, 4, 5) for n in players):
-        raise ValueError(f"--players {players}: accepted player counts are 3, 4 and 5")
+    if any(n not in PLAYER_COUNTS for n in players):
+        raise ValueError(f"--players {players}: accepted player counts are {list(PLAYER_COUNTS)}")
     training = {"source": zip_path.name}
     if config is not None:
         from .train import training_record

@@ -14,7 +14,7 @@ of games stepped at once, in this process or split across ``vector.workers`` pro
 resolved config), ``command.txt``, the best model (best win rate against the first evaluation
 table) and the final one, each as a safe agent file to play (``best_model.json`` +
 ``best_model.safetensors``, see ``ckc_env.players.agent_file``) beside stable-baselines3's zip to resume
-from (``best_model.zip``), ``evaluations.json`` (the evaluation history: every evaluation plays the
+from (``best_model.zip``), ``evaluations.json`` (the evaluation history, training/evaluations.py: every evaluation plays the
 same deals with the learner in the same seats, so each entry's ``vs_start`` and ``vs_best`` are its paired
 differences from the run's first model (the initial or cloned policy) and from the best model so
 far, with the interval of duplicate play; ``start_games.json`` and ``best_games.json`` hold those
@@ -41,7 +41,6 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -49,8 +48,7 @@ from typing import Any
 import yaml
 
 from ckc_env import cli, configs, players
-from ckc_env.evaluation.tournament import run_tournament
-from ckc_env.files import JSON_BYTES, InputError, parse_json, read_bytes, read_json, short, write_atomic
+from ckc_env.files import JSON_BYTES, InputError, parse_json, read_bytes, short, write_atomic
 from ckc_env.players import specs
 from ckc_env.players.agent_file import save_sb3
 from ckc_env.players.loading import locate
@@ -59,7 +57,69 @@ from ckc_env.table.options import is_per_count
 
 from . import run_folder
 from .config import TrainConfig, load_config, specs_named
+from .evaluations import Clock, build_callback, evaluation_record, first_table, load_history
 from .limits import MAX_TIMESTEPS
+
+TRAINER = "ckc-train"
+"""The trainer a run folder's marker names (``ckc-rllib-train`` has its own runs)."""
+
+
+def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
+    """Every player the config names, checked before anything runs (a zip only with trust); on the
+    vector path the opponents and the teacher must have a batched form."""
+    named = [
+        *(("opponents", s) for s in specs_named(config.opponents)),
+        *(
+            (f"population.members[{k}]", s)
+            for k, member in enumerate(config.population.members if config.population is not None else [])
+            if member != specs.SELF
+            for s in specs_named(member)
+        ),
+        *((f"eval.opponents.{name}", s) for name, table in config.eval.opponents.items() for s in specs_named(table)),
+    ]
+    if config.pretrain.teacher is not None:
+        named.extend(("pretrain.teacher", s) for s in specs_named(config.pretrain.teacher))
+    for key, spec in named:
+        try:
+            players.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
+        except ValueError as exc:
+            raise ValueError(f"{key}: {exc}") from None
+    if config.init_from is not None:
+        from .finetune import check_init_from
+
+        check_init_from(config.init_from, config)
+    if config.vector is not None:
+        teacher = config.pretrain.teacher
+        if teacher is not None and is_per_count(teacher):
+            raise ValueError(
+                f"pretrain.teacher={short(teacher)}: vector training takes one teacher for every player count "
+                "(a teacher per count is for the scalar path, without the vector section)"
+            )
+        for key, spec in [
+            *(("opponents", s) for s in specs_named(config.opponents)),
+            *(("population.members", s) for s in config.population_specs),
+            ("pretrain.teacher", teacher),
+        ]:
+            if spec is None:
+                continue
+            try:
+                players.build_batched(spec, seed=0, trust_checkpoint=trust_checkpoint)
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc} (vector training plays batched players only)") from None
+
+
+def check_snapshots(folder: Path, config: TrainConfig, trust_checkpoint: bool = False) -> None:
+    """A resumed self-play run's frozen selves: each ``snapshot_*.json`` must be a safe agent file
+    (by the loading rule, links resolved; never a zip, whatever the trust) that loads as it will play."""
+    if not config.uses_self_play or not folder.is_dir():
+        return
+    from ckc_env.players.policy import check_checkpoint
+
+    for path in sorted(folder.glob("snapshot_*.json")):
+        source = locate(path)
+        if source.kind != "card":
+            raise InputError(f"self-play snapshot {path} is not a safe agent file")
+        check_checkpoint(source)
 
 
 def make_env_fn(config: TrainConfig, rank: int, snapshot_dir: Path | None, trust_checkpoint: bool = False):
@@ -138,181 +198,6 @@ def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None
     return model
 
 
-def evaluate(
-    model_path: Path,
-    config: TrainConfig,
-    games: int,
-    seed: int,
-    trust_checkpoint: bool = False,
-    per_game: dict[str, list[float]] | None = None,
-    tables: Sequence[str] | None = None,
-) -> dict[str, dict[str, Any]]:
-    """The learner (a safe agent file) against each evaluation table (tournaments in balanced
-    seatings, on the batched engine when every player has a batched form). With several player
-    counts each table is played at every count: its entry holds ``by_count`` and the mean over the
-    counts (``win_rate``, ``points``, ``chief_rate``). ``per_game``, when given, receives each
-    table's per-game wins of the learner (the counts one after the other): every evaluation of a run
-    plays the same deals with the learner in the same seats, so two models' lists pair game by game.
-    ``tables`` names the tables to play (default all)."""
-    out: dict[str, dict[str, Any]] = {}
-    for name in config.eval.opponents if tables is None else tables:
-        by_count = {}
-        wins: list[float] = []
-        for n in config.player_counts:
-            lineup = [str(model_path), *specs.for_seats(config.eval_tables_at(n)[name], n - 1)]
-            result = run_tournament(
-                lineup,
-                games=games,
-                seed=seed,
-                config=config.game_for(n),
-                workers=None,
-                trust_checkpoint=trust_checkpoint,
-                fixed_first=True,  # the learner's seats do not depend on its file's name
-            )
-            by_count[n] = learner_result(result)
-            wins.extend(float(w) for w in result.per_game["win"][0])
-        if per_game is not None:
-            per_game[name] = wins
-        if len(by_count) == 1:
-            out[name] = next(iter(by_count.values()))
-            continue
-        mean = {
-            key: sum(r[key] for r in by_count.values()) / len(by_count) for key in ("win_rate", "points", "chief_rate")
-        }
-        out[name] = {
-            **mean,
-            "games": sum(r["games"] for r in by_count.values()),
-            "by_count": {str(n): r for n, r in by_count.items()},
-        }
-    return out
-
-
-def paired_difference(latest: list[float], best: list[float]) -> dict[str, Any]:
-    """The latest model's win rate less the best one's over the same games, with the paired 95%
-    interval (normal, on the per-game differences): duplicate play's variance reduction."""
-    import numpy as np
-
-    diff = np.asarray(latest, dtype=float) - np.asarray(best, dtype=float)
-    half = 1.959963984540054 * float(diff.std(ddof=1)) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
-    mean = float(diff.mean())
-    return {"difference": mean, "ci95": [mean - half, mean + half], "games": len(diff)}
-
-
-def paired_by_count(latest: list[float], earlier: list[float], by_count: dict[str, Any]) -> dict[str, Any]:
-    """:func:`paired_difference` at each player count of a several-count evaluation, whose per-game
-    lists hold each count's games one after the other, in the order of ``by_count``."""
-    out, start = {}, 0
-    for n, result in by_count.items():
-        stop = start + result["games"]
-        out[n] = paired_difference(latest[start:stop], earlier[start:stop])
-        start = stop
-    return out
-
-
-def paired_with(latest: list[float], earlier: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    """The latest model's per-game wins paired with an earlier model's on the same games (``earlier``:
-    its ``timesteps`` and ``wins``), per count too where ``result`` (the latest's) holds ``by_count``."""
-    paired = {"timesteps": earlier["timesteps"], **paired_difference(latest, earlier["wins"])}
-    if "by_count" in result:  # the counts' games one after the other
-        paired["by_count"] = paired_by_count(latest, earlier["wins"], result["by_count"])
-    return paired
-
-
-def learner_result(result) -> dict[str, Any]:
-    """What a training evaluation records of the learner (seat 0 of the lineup) in a tournament."""
-    stat = result.stats()[0]
-    return {
-        "win_rate": stat["win"].mean,
-        "win_ci95": [stat["win"].low, stat["win"].high],
-        "points": stat["points"].mean,
-        "chief_rate": stat["chief_rate"].mean,
-        "games": result.games,
-    }
-
-
-def save_model(model, prefix: Path, config: TrainConfig, evaluation: dict[str, Any] | None = None) -> Path:
-    """SB3's ``prefix.zip`` (to resume from) and the safe agent file beside it (to play); returns the card."""
-    save_zip(model, prefix.with_name(prefix.name + ".zip"))
-    return save_sb3(model, prefix, trained_counts(config), training_record(config), evaluation)
-
-
-def save_zip(model, path: Path) -> None:
-    """stable-baselines3's zip of the model (to resume from), written whole or not at all."""
-    import io
-
-    buffer = io.BytesIO()
-    model.save(buffer)
-    write_atomic(path, buffer.getvalue())
-
-
-def append_line(path: Path, line: str) -> None:
-    """``line`` added to a run's text file (``command.txt``), the file rewritten whole."""
-    before = read_bytes(path, "run file", JSON_BYTES) if os.path.lexists(path) else b""
-    write_atomic(path, before + line.encode() + b"\n")
-
-
-def trained_counts(config: TrainConfig) -> list[int]:
-    """The player counts a model's weights were trained at, for its card: the run's, and with
-    ``init_from`` its start's too (what it learned there is in the weights it starts from), so a
-    fine-tuned agent may be fine-tuned again at any count of its lineage."""
-    counts = set(config.player_counts)
-    if config.init_from is not None:
-        from ckc_env.players import agent_file
-
-        with contextlib.suppress(InputError, OSError):  # a resumed run whose start has moved keeps the run's
-            counts |= set(agent_file.read_card(agent_file.card_path(config.init_from)).players)
-    return sorted(counts)
-
-
-def training_record(config: TrainConfig) -> dict[str, Any]:
-    """What an agent card records of the run that made it."""
-    return {"seed": config.seed, "config": config.to_dict()}
-
-
-def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
-    """Every player the config names, checked before anything runs (a zip only with trust); on the
-    vector path the opponents and the teacher must have a batched form."""
-    named = [
-        *(("opponents", s) for s in specs_named(config.opponents)),
-        *(
-            (f"population.members[{k}]", s)
-            for k, member in enumerate(config.population.members if config.population is not None else [])
-            if member != specs.SELF
-            for s in specs_named(member)
-        ),
-        *((f"eval.opponents.{name}", s) for name, table in config.eval.opponents.items() for s in specs_named(table)),
-    ]
-    if config.pretrain.teacher is not None:
-        named.extend(("pretrain.teacher", s) for s in specs_named(config.pretrain.teacher))
-    for key, spec in named:
-        try:
-            players.validate(spec, allow_self=True, trust_checkpoint=trust_checkpoint)
-        except ValueError as exc:
-            raise ValueError(f"{key}: {exc}") from None
-    if config.init_from is not None:
-        from .finetune import check_init_from
-
-        check_init_from(config.init_from, config)
-    if config.vector is not None:
-        teacher = config.pretrain.teacher
-        if teacher is not None and is_per_count(teacher):
-            raise ValueError(
-                f"pretrain.teacher={short(teacher)}: vector training takes one teacher for every player count "
-                "(a teacher per count is for the scalar path, without the vector section)"
-            )
-        for key, spec in [
-            *(("opponents", s) for s in specs_named(config.opponents)),
-            *(("population.members", s) for s in config.population_specs),
-            ("pretrain.teacher", teacher),
-        ]:
-            if spec is None:
-                continue
-            try:
-                players.build_batched(spec, seed=0, trust_checkpoint=trust_checkpoint)
-            except ValueError as exc:
-                raise ValueError(f"{key}: {exc} (vector training plays batched players only)") from None
-
-
 RESUME_MEMBERS = {"data": 64 << 20, "policy.pth": 1 << 30, "policy.optimizer.pth": 2 << 30}
 """The members of a run's zip that ``--resume`` reads, with the most each may unpack to."""
 
@@ -362,224 +247,6 @@ def restore(model, path: Path) -> None:
         setattr(model, key, value)
 
 
-def load_history(run_dir: Path, config: TrainConfig) -> list[dict[str, Any]]:
-    """A run folder's evaluation history (``evaluations.json``), read within bounds and checked for
-    the fields a resumed run uses; an empty history if there is none yet."""
-    path = run_dir / "evaluations.json"
-    if not os.path.lexists(path):
-        return []
-    history = read_json(path, "evaluation history")
-    table = first_table(config)
-    if not isinstance(history, list):
-        raise InputError(f"evaluation history {path} is not a list of evaluations")
-    for k, entry in enumerate(history):
-        results = entry.get("results") if isinstance(entry, dict) else None
-        result = results.get(table) if isinstance(results, dict) else None
-        fine = (
-            isinstance(entry, dict)
-            and _count(entry.get("timesteps"))
-            and isinstance(result, dict)
-            and _number(result.get("win_rate"))
-            and _number(entry.get("elapsed_seconds", 0.0))
-        )
-        if not fine:
-            raise InputError(
-                f"evaluation history {path}, entry {k}: an evaluation has timesteps (a count), results.{table}.win_rate "
-                "and elapsed_seconds (numbers), as ckc-train writes them"
-            )
-    return history
-
-
-def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TIMESTEPS
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
-
-
-def check_snapshots(folder: Path, config: TrainConfig, trust_checkpoint: bool = False) -> None:
-    """A resumed self-play run's frozen selves: each ``snapshot_*.json`` must be a safe agent file
-    (by the loading rule, links resolved; never a zip, whatever the trust) that loads as it will play."""
-    if not config.uses_self_play or not folder.is_dir():
-        return
-    from ckc_env.players.policy import check_checkpoint
-
-    for path in sorted(folder.glob("snapshot_*.json")):
-        source = locate(path)
-        if source.kind != "card":
-            raise InputError(f"self-play snapshot {path} is not a safe agent file")
-        check_checkpoint(source)
-
-
-def evaluation_record(config: TrainConfig, history: list[dict[str, Any]], timesteps: int) -> dict[str, Any] | None:
-    """The evaluation of the model at ``timesteps`` as an agent card records it (None if not evaluated)."""
-    for entry in history:
-        if entry["timesteps"] == timesteps:
-            return {"opponents": config.eval.opponents, **entry}
-    return None
-
-
-def build_callback(
-    config: TrainConfig,
-    run_dir: Path,
-    history: list[dict[str, Any]],
-    clock: Clock,
-    trust_checkpoint: bool = False,
-    league=None,
-):
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    class EvalAndSnapshot(BaseCallback):
-        """Every ``eval.every`` steps: evaluate, log to TensorBoard, keep the best model; with
-        self-play, every ``self_play.snapshot_every`` steps: freeze a snapshot for the opponents."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.next_eval = (history[-1]["timesteps"] if history else 0) + config.eval.every
-            self.next_snapshot = config.self_play.snapshot_every
-            self.best = max((h["results"][first_table(config)]["win_rate"] for h in history), default=-1.0)
-            self.best_games = load_best_games(run_dir, history, config)
-            self.start_games = load_games(run_dir / "start_games.json", history[0] if history else None, config)
-            self.start_held_out = load_games(run_dir / "start_held_out.json", history[0] if history else None, config)
-
-        def _on_training_start(self) -> None:
-            every = config.self_play.snapshot_every  # a resumed run goes on from the step it was saved at
-            self.next_snapshot = (self.model.num_timesteps // every + 1) * every
-
-        def _on_step(self) -> bool:
-            steps = self.num_timesteps
-            if config.uses_self_play and steps >= self.next_snapshot:
-                self.next_snapshot = (steps // config.self_play.snapshot_every + 1) * config.self_play.snapshot_every
-                from .self_play import save_snapshot
-
-                players = list(config.player_counts)
-                save_snapshot(self.model, run_dir / "snapshots", steps, config.self_play.keep, players)
-            if league is not None:  # population self-play: win rates, weights, new snapshots
-                league.on_step(self)
-            if steps >= self.next_eval:
-                self.next_eval += config.eval.every
-                self.run_evaluation()
-            return True
-
-        def run_evaluation(self) -> None:
-            path = save_model(self.model, run_dir / "latest_model", config)
-            started = time.time()
-            seed = derive_seed(config.seed, "evaluation")
-            games: dict[str, list[float]] = {}
-            results = evaluate(path, config, config.eval.games, seed, trust_checkpoint, per_game=games)
-            table = first_table(config)
-            entry = {
-                "timesteps": self.num_timesteps,
-                "seed": seed,
-                "seconds": round(time.time() - started, 1),
-                "elapsed_seconds": clock.elapsed(),
-                "results": results,
-            }
-            for key, earlier in (("vs_start", self.start_games), ("vs_best", self.best_games)):
-                if earlier is not None and len(earlier["wins"]) == len(games[table]):
-                    entry[key] = {"table": table, **paired_with(games[table], earlier, results[table])}
-            if config.eval.held_out:
-                entry["held_out"] = self.held_out(path, table)
-                entry["seconds"] = round(time.time() - started, 1)  # both deal sets
-            if not history:  # the run's first model: the initial (or cloned) policy
-                self.start_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
-                write_atomic(run_dir / "start_games.json", json.dumps(self.start_games))
-            history.append(entry)
-            write_atomic(run_dir / "evaluations.json", json.dumps(history, indent=2))
-            figures = ", ".join(
-                f"{name} {r['win_rate']:.3f}"
-                + (f" [{r['win_ci95'][0]:.3f}, {r['win_ci95'][1]:.3f}]" if "win_ci95" in r else "")
-                for name, r in results.items()
-            )
-            if "held_out" in entry:
-                held = entry["held_out"]
-                figures += f"; held-out deals {held['win_rate']:.3f}"
-                if "vs_start" in held:
-                    low, high = held["vs_start"]["ci95"]
-                    figures += f" (against the start {held['vs_start']['difference']:+.3f} [{low:+.3f}, {high:+.3f}])"
-            for key, what in (("vs_start", "the start"), ("vs_best", "the best so far")):
-                if key in entry:
-                    paired = entry[key]
-                    low, high = paired["ci95"]
-                    figures += (
-                        f"; against {what} (step {paired['timesteps']}) on the same games "
-                        f"{paired['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
-                    )
-                    if "by_count" in paired:
-                        figures += (
-                            " ("
-                            + ", ".join(
-                                f"{n}p {c['difference']:+.3f} [{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}]"
-                                for n, c in paired["by_count"].items()
-                            )
-                            + ")"
-                        )
-            print(
-                f"step {self.num_timesteps}/{config.total_timesteps} ({clock.elapsed():.0f} s): win rate {figures}",
-                flush=True,  # a progress line also when the output is a file or a pipe
-            )
-            for name, result in results.items() if hasattr(self.model, "_logger") else ():  # none before learn()
-                self.logger.record(f"eval/win_rate_{name}", result["win_rate"])
-                self.logger.record(f"eval/points_{name}", result["points"])
-                for n, by_count in result.get("by_count", {}).items():
-                    self.logger.record(f"eval/win_rate_{name}_{n}p", by_count["win_rate"])
-            score = results[table]["win_rate"]
-            if score > self.best:  # on the same games: the paired difference is above 0
-                self.best = score
-                self.best_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
-                write_atomic(run_dir / "best_games.json", json.dumps(self.best_games))
-                record = evaluation_record(config, history, self.num_timesteps)
-                save_model(self.model, run_dir / "best_model", config, record)
-
-        def held_out(self, path: Path, table: str) -> dict[str, Any]:
-            """The first table on ``eval.held_out`` other deals per count, which the pick of the best
-            model never sees, paired with the start's games there (``start_held_out.json``)."""
-            seed = derive_seed(config.seed, "held_out")
-            games: dict[str, list[float]] = {}
-            result = evaluate(
-                path, config, config.eval.held_out, seed, trust_checkpoint, per_game=games, tables=[table]
-            )
-            held = {"table": table, "seed": seed, **result[table]}
-            wins = games[table]
-            if not history:
-                self.start_held_out = {"timesteps": self.num_timesteps, "table": table, "wins": wins}
-                write_atomic(run_dir / "start_held_out.json", json.dumps(self.start_held_out))
-            elif self.start_held_out is not None and len(self.start_held_out["wins"]) == len(wins):
-                held["vs_start"] = paired_with(wins, self.start_held_out, result[table])
-            return held
-
-    return EvalAndSnapshot()
-
-
-def load_best_games(run_dir: Path, history: list[dict[str, Any]], config: TrainConfig) -> dict[str, Any] | None:
-    """The best model's per-game wins on the first evaluation table (``best_games.json``), for a
-    resumed run to go on pairing; None for a new run, or one whose file does not fit its history."""
-    if not history:
-        return None
-    best = max(history, key=lambda h: h["results"][first_table(config)]["win_rate"])
-    return load_games(run_dir / "best_games.json", best, config)
-
-
-def load_games(path: Path, entry: dict[str, Any] | None, config: TrainConfig) -> dict[str, Any] | None:
-    """A model's per-game wins on the first evaluation table, as an evaluation wrote them (``entry``:
-    the history's entry of that model); None where the file is missing or does not fit the entry."""
-    if entry is None or not path.is_file():
-        return None
-    record = read_json(path, "a model's evaluation games")
-    if not isinstance(record, dict):
-        return None
-    wins = record.get("wins")
-    if (
-        record.get("timesteps") != entry["timesteps"]
-        or record.get("table") != first_table(config)
-        or not isinstance(wins, list)
-        or not all(_number(w) for w in wins)
-    ):
-        return None
-    return {"timesteps": entry["timesteps"], "table": first_table(config), "wins": [float(w) for w in wins]}
-
-
 def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint: bool = False) -> None:
     """Behaviour cloning from ``pretrain.teacher`` (training/imitation.py); log in pretrain.json."""
     from .imitation import collect, pretrain
@@ -603,25 +270,43 @@ def run_pretraining(model, config: TrainConfig, run_dir: Path, trust_checkpoint:
     write_atomic(run_dir / "pretrain.json", json.dumps(log, indent=2))
 
 
-class Clock:
-    """Wall-clock seconds of the run, across ``--resume``: a resumed run continues from its last
-    evaluated model, so the time up to that evaluation (``elapsed_seconds`` in the history) plus
-    this invocation's is the time that produced the model."""
-
-    def __init__(self, before: float) -> None:
-        self.before = before
-        self.started = time.time()
-
-    def elapsed(self) -> float:
-        return round(self.before + time.time() - self.started, 1)
+def save_model(model, prefix: Path, config: TrainConfig, evaluation: dict[str, Any] | None = None) -> Path:
+    """SB3's ``prefix.zip`` (to resume from) and the safe agent file beside it (to play); returns the card."""
+    save_zip(model, prefix.with_name(prefix.name + ".zip"))
+    return save_sb3(model, prefix, trained_counts(config), training_record(config), evaluation)
 
 
-TRAINER = "ckc-train"
-"""The trainer a run folder's marker names (``ckc-rllib-train`` has its own runs)."""
+def save_zip(model, path: Path) -> None:
+    """stable-baselines3's zip of the model (to resume from), written whole or not at all."""
+    import io
+
+    buffer = io.BytesIO()
+    model.save(buffer)
+    write_atomic(path, buffer.getvalue())
 
 
-def first_table(config: TrainConfig) -> str:
-    return next(iter(config.eval.opponents))
+def append_line(path: Path, line: str) -> None:
+    """``line`` added to a run's text file (``command.txt``), the file rewritten whole."""
+    before = read_bytes(path, "run file", JSON_BYTES) if os.path.lexists(path) else b""
+    write_atomic(path, before + line.encode() + b"\n")
+
+
+def trained_counts(config: TrainConfig) -> list[int]:
+    """The player counts a model's weights were trained at, for its card: the run's, and with
+    ``init_from`` its start's too (what it learned there is in the weights it starts from), so a
+    fine-tuned agent may be fine-tuned again at any count of its lineage."""
+    counts = set(config.player_counts)
+    if config.init_from is not None:
+        from ckc_env.players import agent_file
+
+        with contextlib.suppress(InputError, OSError):  # a resumed run whose start has moved keeps the run's
+            counts |= set(agent_file.read_card(agent_file.card_path(config.init_from)).players)
+    return sorted(counts)
+
+
+def training_record(config: TrainConfig) -> dict[str, Any]:
+    """What an agent card records of the run that made it."""
+    return {"seed": config.seed, "config": config.to_dict()}
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -746,10 +431,12 @@ def train(
             vec_env.close()
             raise InputError(str(exc)) from None
 
-    # --- learn, with evaluations (after behaviour cloning, for a fresh run with a teacher)
+    # --- callbacks: evaluations and the best model (training/evaluations.py), self-play snapshots
     clock = Clock(history[-1].get("elapsed_seconds", 0.0) if history else 0.0)
-    callback = build_callback(config, run_dir, history, clock, args.trust_checkpoint, league)
+    callback = build_callback(config, run_dir, history, clock, save_model, args.trust_checkpoint, league)
     callback.init_callback(model)
+
+    # --- learn (after behaviour cloning, for a fresh run with a teacher; the start evaluated first)
     if model.num_timesteps == 0 and not history:  # the start of the curve: the initial or cloned policy
         if config.pretrain.teacher is not None:
             run_pretraining(model, config, run_dir, args.trust_checkpoint)
@@ -792,6 +479,8 @@ def train(
             reset_num_timesteps=False,
             tb_log_name="run",
         )
+
+    # --- save: the final model (evaluated, unless the last evaluation was of it) and the summary
     save_zip(model, run_dir / "final_model.zip")
     if not history or history[-1]["timesteps"] < model.num_timesteps:
         callback.num_timesteps = model.num_timesteps

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ckc_env import cli
 from ckc_env.agents.bayes_v2 import BayesV2Params
+from ckc_env.config import MAX_PLAYERS, MIN_PLAYERS
 from ckc_env.evaluation.paired import PairedResult, compare
 from ckc_env.evaluation.tournament import TournamentResult, run_tournament
 
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--players", type=cli.integer(3, 5), required=True)
+    parser.add_argument("--players", type=cli.integer(MIN_PLAYERS, MAX_PLAYERS), required=True)
     parser.add_argument("--games", type=cli.games(), default=2000, help="games per candidate")
     parser.add_argument("--passes", type=cli.integer(1), default=1)
     parser.add_argument("--seed", type=cli.seed(), default=31)

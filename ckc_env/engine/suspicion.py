@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
+from ..config import PLAYER_COUNTS
 from .cards import CLUE_CATS, INVESTIGATOR
 from .state import GameState
 
@@ -99,5 +100,5 @@ def forced_order(state: GameState) -> list[int]:
     return [(drawer + 1 + i) % n for i in range(n) if state.accused_by[(drawer + 1 + i) % n] < 0]
 
 
-SEAT_ORDERS = {n: [list(order) for order in permutations(range(n))] for n in (3, 4, 5)}
+SEAT_ORDERS = {n: [list(order) for order in permutations(range(n))] for n in PLAYER_COUNTS}
 """Every order of the seats, for random accusation windows (shared lists: never changed in place)."""

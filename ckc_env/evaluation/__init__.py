@@ -1,2 +1,3 @@
-"""Evaluating players: seeded tournaments with seats rotated, round robins, and their statistics
-with 95% intervals (``tournament``), on either engine."""
+"""Evaluating players: seeded tournaments and round robins on either engine (``tournament``), who
+sits where (``seating``), their results (``results``), paired comparisons (``paired``) and the
+statistics of all of them, with 95% intervals (``statistics``)."""

@@ -10,13 +10,13 @@ player compared takes the same seat (it keeps the first slot of the seating desi
 :mod:`ckc_env.evaluation.seating`). Only the player differs, so most of the luck of the deal cancels
 in the per-game differences (duplicate play, as in bridge): the difference of two win rates gets
 the interval of a mean of per-game differences, ``mean ± 1.96 sd / sqrt(games)``, often several
-times narrower than the interval two independent tournaments would give (both are reported).
+times narrower than the interval two independent tournaments would give (both are reported; both
+from :mod:`~ckc_env.evaluation.statistics`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,9 @@ import numpy as np
 
 from ..players import specs
 from ..players.specs import PlayerSpec
-from .tournament import METRIC_HEADERS, METRICS, RATES, Z95, Stat, TournamentResult, metric_stat, run_tournament
+from .results import METRICS, RATES, TournamentResult, metric_rows, metric_stat
+from .statistics import Stat, unpaired_half_width
+from .tournament import run_tournament
 
 
 @dataclass
@@ -45,13 +47,11 @@ class PairedResult:
 
     def difference(self, metric: str = "win") -> Stat:
         """The mean per-game difference with its paired 95% interval (normal)."""
-        return Stat.of(self.differences(metric))
+        return Stat.paired(self.first.per_game[metric][0], self.second.per_game[metric][0])
 
     def unpaired_half_width(self, metric: str = "win") -> float:
         """The half-width the difference would have from two independent tournaments of this size."""
-        a = np.asarray(self.first.per_game[metric][0], dtype=float)
-        b = np.asarray(self.second.per_game[metric][0], dtype=float)
-        return Z95 * math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+        return unpaired_half_width(self.first.per_game[metric][0], self.second.per_game[metric][0])
 
     def caption(self) -> str:
         first, second = self.labels
@@ -64,10 +64,7 @@ class PairedResult:
     def table(self) -> str:
         """Each player's figures, then their difference with its paired interval."""
         first, second = self.labels
-        rows = [f"| player | {' | '.join(METRIC_HEADERS)} |", "|---" * (len(METRICS) + 1) + "|"]
-        for label, result in ((first, self.first), (second, self.second)):
-            stats = result.stats()[0]
-            rows.append(f"| {label} | " + " | ".join(str(stats[m]) for m in METRICS) + " |")
+        rows = metric_rows([first, second], [self.first.stats()[0], self.second.stats()[0]])
         cells = " | ".join(_signed(self.difference(m)) for m in METRICS)
         rows.append(f"| difference (paired) | {cells} |")
         win = self.difference("win")

@@ -1,4 +1,4 @@
-"""Tournaments: seeded games between any mix of players, seats rotated, statistics with 95% intervals.
+"""Tournaments: seeded games between any mix of players, on either engine, and round robins of them.
 
     from ckc_env.evaluation.tournament import run_tournament
     result = run_tournament(["bayes_v1", "random", "random", "random", "random"], games=2000, seed=0)
@@ -31,25 +31,26 @@ Every count is bounded (:mod:`ckc_env.cli`): at most :data:`~ckc_env.cli.MAX_GAM
 million), a root seed from 0 to 2**64 - 1, at most :data:`~ckc_env.cli.MAX_WORKERS` workers; a
 value beyond is a ValueError naming it and the range, before anything is played.
 
-Every metric is reported as a mean over games with a 95% interval (:class:`Stat`): Wilson's score
-interval for the rates (win share, chief caught per round), which never leaves [0, 1], and the
-normal interval for points and chips. ``markdown_table`` renders a saved result as the table the
-evaluator prints, so the docs' tables can be checked against their files.
+This module plays; the rest of a tournament has its own module, whose names it hands on
+(``from ckc_env.evaluation.tournament import Stat, markdown_table`` and the like keep working):
+
+| module | role |
+|---|---|
+| ``tournament`` | playing: one lineup's games on either engine (:func:`run_tournament`), round robins (:func:`round_robin`) |
+| :mod:`~ckc_env.evaluation.seating` | who sits where in each game |
+| :mod:`~ckc_env.evaluation.results` | the result objects, their tables, JSON and CSV (:class:`TournamentResult`, :func:`markdown_table`) |
+| :mod:`~ckc_env.evaluation.statistics` | every mean's 95% interval (:class:`Stat`): Wilson's for the rates (win share, chief caught per round), the normal one for points and chips, and the first place's lead |
+| :mod:`~ckc_env.evaluation.paired` | two players compared in the same seat on the same deals |
 """
 
 from __future__ import annotations
 
-import csv
-import json
-import math
 import multiprocessing
 import operator
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from itertools import combinations
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,7 @@ from ..agents import Agent
 from ..batch.agents import BATCH_REGISTRY
 from ..batch.state import SEATS
 from ..cli import MAX_GAMES, MAX_SEED, MAX_WORKERS, check_count
-from ..config import COLOURS, GameConfig
+from ..config import COLOURS, MAX_PLAYERS, MIN_PLAYERS, GameConfig
 from ..engine.chance import key_of
 from ..files import short
 from ..observation import OBSERVATION
@@ -72,16 +73,26 @@ from ..seeding import derive_seed
 from ..table.batched import play
 from ..table.rewards import win_share
 from ..table.scalar import Table
+from .results import METRICS, RATES, RoundRobinResult, TournamentResult, markdown_table, metric_stat
 from .seating import describe, seatings
+from .statistics import Stat, wilson
 
-METRICS = ("win", "points", "gold", "white", "black", "chief_rate")
-"""Per game: win share (1/k for a k-way shared win), final points, chips of each colour, and the
-share of the game's rounds in which the player caught the chief."""
-METRIC_HEADERS = ("win rate", "points", "gold", "white", "black", "chief caught (per round)")
-RATES = ("win", "chief_rate")
-"""The metrics that are rates in [0, 1]: reported with Wilson's interval."""
-INTERVALS = {m: "wilson95" if m in RATES else "normal95" for m in METRICS}
-"""How each metric's ``ci95`` in the JSON results was computed."""
+__all__ = [  # with the names of results and statistics that its importers take from here
+    "BATCH_GAMES",
+    "ENGINES",
+    "METRICS",
+    "RATES",
+    "RoundRobinResult",
+    "Stat",
+    "TournamentResult",
+    "markdown_table",
+    "metric_stat",
+    "play_batched",
+    "play_game",
+    "round_robin",
+    "run_tournament",
+    "wilson",
+]
 
 
 def play_game(table: Table | GameConfig, agents: Sequence[Agent], seed: int) -> dict[str, Any]:
@@ -201,162 +212,6 @@ def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
     return out
 
 
-Z95 = 1.96
-"""The normal quantile of a two-sided 95% interval (rounded, as usually quoted)."""
-
-
-@dataclass(frozen=True)
-class Stat:
-    """A mean over games with its 95% interval [low, high].
-
-    Rates (:data:`RATES`: the win share, the share of rounds with the chief caught) lie in [0, 1]
-    and get Wilson's score interval, which stays inside [0, 1] and is not degenerate at 0 or 1
-    (0 wins in 2000 games: [0, 0.0019], where the normal interval would say 0 ± 0). The other
-    metrics get the normal interval, mean ± 1.96 standard errors.
-    """
-
-    mean: float
-    low: float
-    high: float
-    rate: bool = False
-
-    @property
-    def half_width(self) -> float:
-        """Half the interval's width (for a rate the interval is not centred on the mean)."""
-        return (self.high - self.low) / 2
-
-    @classmethod
-    def of(cls, values: Sequence[float]) -> Stat:
-        """The normal interval of a mean (NaN bounds with fewer than two values)."""
-        array = np.asarray(values, dtype=np.float64)
-        if len(array) < 2:
-            mean = float(array.mean()) if len(array) else float("nan")
-            return cls(mean, float("nan"), float("nan"))
-        mean = float(array.mean())
-        half = Z95 * float(array.std(ddof=1)) / math.sqrt(len(array))
-        return cls(mean, mean - half, mean + half)
-
-    @classmethod
-    def of_rate(cls, values: Sequence[float]) -> Stat:
-        """Wilson's score interval of a rate from per-game values in [0, 1] (a shared win counts
-        1/k). For per-game shares such as the chief rate, whose games vary less than a coin toss
-        does, the interval is conservative."""
-        array = np.asarray(values, dtype=np.float64)
-        n = len(array)
-        if n == 0:
-            return cls(float("nan"), float("nan"), float("nan"), rate=True)
-        if array.min() < 0 or array.max() > 1:
-            raise ValueError(f"a rate's values lie in [0, 1], got values from {array.min()} to {array.max()}")
-        low, high = wilson(float(array.mean()), n)
-        return cls(float(array.mean()), low, high, rate=True)
-
-    def __str__(self) -> str:
-        if self.rate:
-            return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
-        return f"{self.mean:.3f} ± {self.half_width:.3f}"
-
-
-def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson's score interval for a proportion ``p`` observed over ``n`` trials."""
-    if n <= 0:
-        raise ValueError(f"a proportion needs at least one trial, got n={n}")
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def metric_stat(metric: str, values: Sequence[float]) -> Stat:
-    """The statistic a metric is reported with: Wilson's interval for a rate, else the normal one."""
-    return Stat.of_rate(values) if metric in RATES else Stat.of(values)
-
-
-@dataclass
-class TournamentResult:
-    lineup: list[PlayerSpec]
-    config: dict[str, Any]
-    games: int
-    seed: int
-    per_game: dict[str, list[list[float]]] = field(repr=False)  # metric -> per lineup index -> values
-    rounds_per_game: float = 0.0
-    engine: str = "scalar"  # which engine played the games: "scalar" or "batched"
-    seating: dict[str, Any] = field(default_factory=lambda: describe("balanced", 3))  # how seats were assigned
-
-    @property
-    def labels(self) -> list[str]:
-        """The players' names, numbered where a player sits at several seats (``bayes_v1 #1``, ...)."""
-        return numbered([specs.label(s) for s in self.lineup])
-
-    def stats(self) -> list[dict[str, Stat]]:
-        return [{m: metric_stat(m, self.per_game[m][i]) for m in METRICS} for i in range(len(self.lineup))]
-
-    def caption(self) -> str:
-        """What the table summarises: seats, games, seed and rules."""
-        defaults = GameConfig(num_players=len(self.lineup)).to_dict()
-        changed = {k: v for k, v in GameConfig.from_dict(self.config).to_dict().items() if v != defaults[k]}
-        options = ", " + ", ".join(f"{k}={v}" for k, v in changed.items()) if changed else ""
-        seated = "seats rotated" if self.seating["scheme"] == "rotate" else "balanced seatings"
-        return f"{len(self.lineup)} players, {self.games} games, {seated}, seed {self.seed}{options}"
-
-    def lead(self) -> dict[str, Any]:
-        """The first player's win rate less the runner-up's over the same games, with its 95%
-        interval (normal, on the per-game differences): whether the first place at this table is
-        clear of the second, which the two players' own intervals do not say (their wins exclude
-        each other, so the difference varies more than either rate)."""
-        wins = [np.asarray(w, dtype=np.float64) for w in self.per_game["win"]]
-        first, second = sorted(range(len(wins)), key=lambda k: -wins[k].mean())[:2]
-        stat = Stat.of(wins[first] - wins[second])
-        return {
-            "first": self.labels[first],
-            "second": self.labels[second],
-            "difference": stat.mean,
-            "ci95": [stat.low, stat.high],
-        }
-
-    def table(self) -> str:
-        """A Markdown table under its caption: one row per lineup player, each metric's mean and 95%
-        interval (rates: ``mean [low, high]``, Wilson; the others: ``mean ± half-width``), then the
-        first place's lead over the second on the same games."""
-        result = self.to_json()
-        lead = result["lead"]
-        low, high = lead["ci95"]
-        return (
-            self.caption()
-            + "\n\n"
-            + markdown_table(result)
-            + f"\n\nfirst: {lead['first']}, ahead of {lead['second']} by {lead['difference']:+.3f} "
-            f"[{low:+.3f}, {high:+.3f}] on the same games"
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "lineup": self.lineup,
-            "labels": self.labels,
-            "config": self.config,
-            "games": self.games,
-            "seed": self.seed,
-            "rounds_per_game": self.rounds_per_game,
-            "engine": self.engine,
-            "seating": self.seating,
-            "intervals": INTERVALS,
-            "players": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in self.stats()],
-            "lead": self.lead(),
-        }
-
-    def save(self, prefix: str | Path) -> tuple[Path, Path]:
-        """Write ``prefix.json`` and ``prefix.csv``."""
-        prefix = Path(prefix)
-        prefix.parent.mkdir(parents=True, exist_ok=True)
-        json_path, csv_path = Path(f"{prefix}.json"), Path(f"{prefix}.csv")
-        json_path.write_text(json.dumps(self.to_json(), indent=2))
-        with csv_path.open("w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["player", *(f"{m}_{k}" for m in METRICS for k in ("mean", "low", "high"))])
-            for label, stat in zip(self.labels, self.stats(), strict=True):
-                writer.writerow([label, *(v for m in METRICS for v in (stat[m].mean, stat[m].low, stat[m].high))])
-        return json_path, csv_path
-
-
 def run_tournament(
     lineup: Sequence[PlayerSpec],
     games: int,
@@ -380,9 +235,12 @@ def run_tournament(
     n = len(lineup)
     config = dict(config or {})
     if "num_players" in config and config["num_players"] != n:
-        raise ValueError(f"num_players={config['num_players']} but the lineup has {n} players: give 3, 4 or 5 players")
+        raise ValueError(
+            f"num_players={config['num_players']} but the lineup has {n} players: "
+            f"give {MIN_PLAYERS} to {MAX_PLAYERS} players"
+        )
     config["num_players"] = n
-    GameConfig.from_dict(config)  # fail early with the accepted values (3..5 players etc.)
+    GameConfig.from_dict(config)  # fail early with the accepted values (the player counts etc.)
     games = _positive_games(games)
     _check_seed_and_workers(seed, workers)
     if engine not in ENGINES:
@@ -521,70 +379,6 @@ def _progress(total: int, enabled: bool, description: str) -> Callable[..., None
             handle.close()
 
     return update
-
-
-@dataclass
-class RoundRobinResult:
-    players: list[PlayerSpec]
-    num_players: int
-    results: list[TournamentResult]
-
-    def pooled(self) -> list[dict[str, Stat]]:
-        """Each player's games over every table it sat at, pooled."""
-        pooled: list[dict[str, list[float]]] = [{m: [] for m in METRICS} for _ in self.players]
-        labels = [specs.label(p) for p in self.players]
-        for result in self.results:
-            for i, label in enumerate(result.labels):
-                k = labels.index(label)
-                for m in METRICS:
-                    pooled[k][m] += result.per_game[m][i]
-        return [{m: metric_stat(m, values[m]) for m in METRICS} for values in pooled]
-
-    def ranking(self) -> str:
-        """The players ranked by win rate over all their tables, as a Markdown table under its caption."""
-        games = sum(r.games for r in self.results)
-        caption = f"{self.num_players} players, {len(self.results)} table(s), {games} games"
-        return caption + "\n\n" + markdown_table(self.to_json())
-
-    def to_json(self) -> dict[str, Any]:
-        stats = self.pooled()
-        return {
-            "num_players": self.num_players,
-            "players": [specs.label(p) for p in self.players],
-            "games": sum(r.games for r in self.results),
-            "intervals": INTERVALS,
-            "pooled": [{m: {"mean": s[m].mean, "ci95": [s[m].low, s[m].high]} for m in METRICS} for s in stats],
-            "tables": [r.to_json() for r in self.results],
-        }
-
-
-def numbered(labels: list[str]) -> list[str]:
-    """Labels made distinct: a label that occurs k > 1 times becomes ``label #1`` .. ``label #k``."""
-    seen: dict[str, int] = {}
-    out = []
-    for label in labels:
-        seen[label] = seen.get(label, 0) + 1
-        out.append(f"{label} #{seen[label]}" if labels.count(label) > 1 else label)
-    return out
-
-
-def markdown_table(result: dict[str, Any]) -> str:
-    """The Markdown table of a saved result (``TournamentResult.to_json``: one row per lineup player,
-    in lineup order; ``RoundRobinResult.to_json``: the players ranked by win rate), so that a table
-    in the docs can be checked against the file it was made from."""
-    ranked = "pooled" in result
-    labels = result["players"] if ranked else result["labels"]
-    stats = [
-        {m: Stat(p[m]["mean"], *p[m]["ci95"], rate=m in RATES) for m in METRICS}
-        for p in (result["pooled"] if ranked else result["players"])
-    ]
-    order = sorted(range(len(labels)), key=lambda k: -stats[k]["win"].mean) if ranked else range(len(labels))
-    first = "| rank | player |" if ranked else "| player |"
-    rows = [f"{first} {' | '.join(METRIC_HEADERS)} |", "|---" * (len(METRICS) + 1 + ranked) + "|"]
-    for rank, k in enumerate(order, 1):
-        cells = " | ".join(str(stats[k][m]) for m in METRICS)
-        rows.append(f"| {rank} | {labels[k]} | {cells} |" if ranked else f"| {labels[k]} | {cells} |")
-    return "\n".join(rows)
 
 
 def round_robin(

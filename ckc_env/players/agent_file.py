@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..config import PLAYER_COUNTS
 from ..engine.actions import N_ACTIONS
 from ..files import CARD_BYTES, InputError, read_bytes, read_json, short, short_text, write_atomic
 from ..layout import Layout
@@ -194,8 +195,10 @@ def parse_card(data: Any, path: Path) -> AgentCard:
     if actions != N_ACTIONS:
         raise InputError(f"{where}: environment.action_count={actions}, but {ENVIRONMENT} has {N_ACTIONS} actions")
     players = _need(where, data, "players", list, "a list of player counts")
-    if not players or any(isinstance(p, bool) or p not in (3, 4, 5) for p in players):
-        raise InputError(f"{where}: players={short(players)} must list the player counts it was trained for (3, 4, 5)")
+    if not players or any(isinstance(p, bool) or p not in PLAYER_COUNTS for p in players):
+        raise InputError(
+            f"{where}: players={short(players)} must list the player counts it was trained for, of {list(PLAYER_COUNTS)}"
+        )
     network = _need(where, data, "network", dict, "a mapping")
     features = network.get("features")
     if features != "flatten":
@@ -535,7 +538,8 @@ def sb3_policy_network(model, source: str | Path) -> PolicyNetwork:
     version, beliefs, network, tensors = _sb3_parts(model)
     source = Path(source)
     weights = {"file": f"{source.stem}.safetensors", "sha256": ""}  # in memory only: no file to check
-    card = make_card(weights, network, version, beliefs, players=[3, 4, 5])  # a zip does not say; any count plays
+    # a zip does not say which counts it was trained for: any count plays
+    card = make_card(weights, network, version, beliefs, players=list(PLAYER_COUNTS))
     return PolicyNetwork(parse_card(card, source), tensors)
 
 

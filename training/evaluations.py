@@ -1,0 +1,359 @@
+"""A training run's evaluations: the learner against the evaluation tables, the history they make
+(``evaluations.json``), and the callback that runs them while the model learns.
+
+Every evaluation plays the same deals with the learner in the same seats (tournaments in balanced
+seatings, :mod:`ckc_env.evaluation.tournament`), so two models' per-game wins pair game by game: each
+entry's ``vs_start`` and ``vs_best`` are its paired differences from the run's first model and from
+the best model so far (:meth:`ckc_env.evaluation.statistics.Stat.paired`, duplicate play's
+interval). The per-game wins those pairings need are kept beside the history: ``start_games.json``,
+``best_games.json`` and, with ``eval.held_out``, ``start_held_out.json``.
+
+| what | written by | read by |
+|---|---|---|
+| ``evaluations.json`` | :func:`build_callback` (every ``eval.every`` steps) | :func:`load_history` (``--resume``), ``ckc-export``, ``ckc-plot run`` |
+| ``start_games.json``, ``best_games.json``, ``start_held_out.json`` | :func:`build_callback` | :func:`load_games` (``--resume``) |
+| ``latest_model``, ``best_model`` | :func:`build_callback`, through the trainer's ``save`` | ``ckc-evaluate``, the players |
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ckc_env.evaluation.statistics import Stat
+from ckc_env.evaluation.tournament import run_tournament
+from ckc_env.files import InputError, read_json, write_atomic
+from ckc_env.players import specs
+from ckc_env.seeding import derive_seed
+
+from .config import TrainConfig
+from .limits import MAX_TIMESTEPS
+
+
+def evaluate(
+    model_path: Path,
+    config: TrainConfig,
+    games: int,
+    seed: int,
+    trust_checkpoint: bool = False,
+    per_game: dict[str, list[float]] | None = None,
+    tables: Sequence[str] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """The learner (a safe agent file) against each evaluation table (tournaments in balanced
+    seatings, on the batched engine when every player has a batched form). With several player
+    counts each table is played at every count: its entry holds ``by_count`` and the mean over the
+    counts (``win_rate``, ``points``, ``chief_rate``). ``per_game``, when given, receives each
+    table's per-game wins of the learner (the counts one after the other): every evaluation of a run
+    plays the same deals with the learner in the same seats, so two models' lists pair game by game.
+    ``tables`` names the tables to play (default all)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in config.eval.opponents if tables is None else tables:
+        by_count = {}
+        wins: list[float] = []
+        for n in config.player_counts:
+            lineup = [str(model_path), *specs.for_seats(config.eval_tables_at(n)[name], n - 1)]
+            result = run_tournament(
+                lineup,
+                games=games,
+                seed=seed,
+                config=config.game_for(n),
+                workers=None,
+                trust_checkpoint=trust_checkpoint,
+                fixed_first=True,  # the learner's seats do not depend on its file's name
+            )
+            by_count[n] = learner_result(result)
+            wins.extend(float(w) for w in result.per_game["win"][0])
+        if per_game is not None:
+            per_game[name] = wins
+        if len(by_count) == 1:
+            out[name] = next(iter(by_count.values()))
+            continue
+        mean = {
+            key: sum(r[key] for r in by_count.values()) / len(by_count) for key in ("win_rate", "points", "chief_rate")
+        }
+        out[name] = {
+            **mean,
+            "games": sum(r["games"] for r in by_count.values()),
+            "by_count": {str(n): r for n, r in by_count.items()},
+        }
+    return out
+
+
+def paired_difference(latest: list[float], best: list[float]) -> dict[str, Any]:
+    """The latest model's win rate less the best one's over the same games, with the paired 95%
+    interval (:meth:`~ckc_env.evaluation.statistics.Stat.paired`): duplicate play's variance reduction."""
+    stat = Stat.paired(latest, best)
+    return {"difference": stat.mean, "ci95": [stat.low, stat.high], "games": len(latest)}
+
+
+def paired_by_count(latest: list[float], earlier: list[float], by_count: dict[str, Any]) -> dict[str, Any]:
+    """:func:`paired_difference` at each player count of a several-count evaluation, whose per-game
+    lists hold each count's games one after the other, in the order of ``by_count``."""
+    out, start = {}, 0
+    for n, result in by_count.items():
+        stop = start + result["games"]
+        out[n] = paired_difference(latest[start:stop], earlier[start:stop])
+        start = stop
+    return out
+
+
+def paired_with(latest: list[float], earlier: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """The latest model's per-game wins paired with an earlier model's on the same games (``earlier``:
+    its ``timesteps`` and ``wins``), per count too where ``result`` (the latest's) holds ``by_count``."""
+    paired = {"timesteps": earlier["timesteps"], **paired_difference(latest, earlier["wins"])}
+    if "by_count" in result:  # the counts' games one after the other
+        paired["by_count"] = paired_by_count(latest, earlier["wins"], result["by_count"])
+    return paired
+
+
+def learner_result(result) -> dict[str, Any]:
+    """What a training evaluation records of the learner (seat 0 of the lineup) in a tournament."""
+    stat = result.stats()[0]
+    return {
+        "win_rate": stat["win"].mean,
+        "win_ci95": [stat["win"].low, stat["win"].high],
+        "points": stat["points"].mean,
+        "chief_rate": stat["chief_rate"].mean,
+        "games": result.games,
+    }
+
+
+def evaluation_record(config: TrainConfig, history: list[dict[str, Any]], timesteps: int) -> dict[str, Any] | None:
+    """The evaluation of the model at ``timesteps`` as an agent card records it (None if not evaluated)."""
+    for entry in history:
+        if entry["timesteps"] == timesteps:
+            return {"opponents": config.eval.opponents, **entry}
+    return None
+
+
+def first_table(config: TrainConfig) -> str:
+    """The evaluation table the best model is picked on and the pairings are made on."""
+    return next(iter(config.eval.opponents))
+
+
+def load_history(run_dir: Path, config: TrainConfig) -> list[dict[str, Any]]:
+    """A run folder's evaluation history (``evaluations.json``), read within bounds and checked for
+    the fields a resumed run uses; an empty history if there is none yet."""
+    path = run_dir / "evaluations.json"
+    if not os.path.lexists(path):
+        return []
+    history = read_json(path, "evaluation history")
+    table = first_table(config)
+    if not isinstance(history, list):
+        raise InputError(f"evaluation history {path} is not a list of evaluations")
+    for k, entry in enumerate(history):
+        results = entry.get("results") if isinstance(entry, dict) else None
+        result = results.get(table) if isinstance(results, dict) else None
+        fine = (
+            isinstance(entry, dict)
+            and _count(entry.get("timesteps"))
+            and isinstance(result, dict)
+            and _number(result.get("win_rate"))
+            and _number(entry.get("elapsed_seconds", 0.0))
+        )
+        if not fine:
+            raise InputError(
+                f"evaluation history {path}, entry {k}: an evaluation has timesteps (a count), results.{table}.win_rate "
+                "and elapsed_seconds (numbers), as ckc-train writes them"
+            )
+    return history
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TIMESTEPS
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def load_best_games(run_dir: Path, history: list[dict[str, Any]], config: TrainConfig) -> dict[str, Any] | None:
+    """The best model's per-game wins on the first evaluation table (``best_games.json``), for a
+    resumed run to go on pairing; None for a new run, or one whose file does not fit its history."""
+    if not history:
+        return None
+    best = max(history, key=lambda h: h["results"][first_table(config)]["win_rate"])
+    return load_games(run_dir / "best_games.json", best, config)
+
+
+def load_games(path: Path, entry: dict[str, Any] | None, config: TrainConfig) -> dict[str, Any] | None:
+    """A model's per-game wins on the first evaluation table, as an evaluation wrote them (``entry``:
+    the history's entry of that model); None where the file is missing or does not fit the entry."""
+    if entry is None or not path.is_file():
+        return None
+    record = read_json(path, "a model's evaluation games")
+    if not isinstance(record, dict):
+        return None
+    wins = record.get("wins")
+    if (
+        record.get("timesteps") != entry["timesteps"]
+        or record.get("table") != first_table(config)
+        or not isinstance(wins, list)
+        or not all(_number(w) for w in wins)
+    ):
+        return None
+    return {"timesteps": entry["timesteps"], "table": first_table(config), "wins": [float(w) for w in wins]}
+
+
+class Clock:
+    """Wall-clock seconds of the run, across ``--resume``: a resumed run continues from its last
+    evaluated model, so the time up to that evaluation (``elapsed_seconds`` in the history) plus
+    this invocation's is the time that produced the model."""
+
+    def __init__(self, before: float) -> None:
+        self.before = before
+        self.started = time.time()
+
+    def elapsed(self) -> float:
+        return round(self.before + time.time() - self.started, 1)
+
+
+def figures(entry: dict[str, Any]) -> str:
+    """An evaluation's figures as its progress line prints them: each table's win rate and interval,
+    the held-out deals, and the paired differences from the start and from the best model so far."""
+    text = ", ".join(
+        f"{name} {r['win_rate']:.3f}"
+        + (f" [{r['win_ci95'][0]:.3f}, {r['win_ci95'][1]:.3f}]" if "win_ci95" in r else "")
+        for name, r in entry["results"].items()
+    )
+    if "held_out" in entry:
+        held = entry["held_out"]
+        text += f"; held-out deals {held['win_rate']:.3f}"
+        if "vs_start" in held:
+            low, high = held["vs_start"]["ci95"]
+            text += f" (against the start {held['vs_start']['difference']:+.3f} [{low:+.3f}, {high:+.3f}])"
+    for key, what in (("vs_start", "the start"), ("vs_best", "the best so far")):
+        if key in entry:
+            paired = entry[key]
+            low, high = paired["ci95"]
+            text += (
+                f"; against {what} (step {paired['timesteps']}) on the same games "
+                f"{paired['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
+            )
+            if "by_count" in paired:
+                text += (
+                    " ("
+                    + ", ".join(
+                        f"{n}p {c['difference']:+.3f} [{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}]"
+                        for n, c in paired["by_count"].items()
+                    )
+                    + ")"
+                )
+    return text
+
+
+Save = Callable[..., Path]
+"""The trainer's ``save_model(model, prefix, config, evaluation=None)``: the zip and the safe agent
+file of a model, returning the agent card's path."""
+
+
+def build_callback(
+    config: TrainConfig,
+    run_dir: Path,
+    history: list[dict[str, Any]],
+    clock: Clock,
+    save: Save,
+    trust_checkpoint: bool = False,
+    league=None,
+):
+    """The callback of a run (stable-baselines3's ``BaseCallback``, imported only here): it appends
+    to ``history`` (the run's ``evaluations.json``) and saves through ``save``."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class EvalAndSnapshot(BaseCallback):
+        """Every ``eval.every`` steps: evaluate, log to TensorBoard, keep the best model; with
+        self-play, every ``self_play.snapshot_every`` steps: freeze a snapshot for the opponents."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_eval = (history[-1]["timesteps"] if history else 0) + config.eval.every
+            self.next_snapshot = config.self_play.snapshot_every
+            self.best = max((h["results"][first_table(config)]["win_rate"] for h in history), default=-1.0)
+            self.best_games = load_best_games(run_dir, history, config)
+            self.start_games = load_games(run_dir / "start_games.json", history[0] if history else None, config)
+            self.start_held_out = load_games(run_dir / "start_held_out.json", history[0] if history else None, config)
+
+        def _on_training_start(self) -> None:
+            every = config.self_play.snapshot_every  # a resumed run goes on from the step it was saved at
+            self.next_snapshot = (self.model.num_timesteps // every + 1) * every
+
+        def _on_step(self) -> bool:
+            steps = self.num_timesteps
+            if config.uses_self_play and steps >= self.next_snapshot:
+                self.next_snapshot = (steps // config.self_play.snapshot_every + 1) * config.self_play.snapshot_every
+                from .self_play import save_snapshot
+
+                players = list(config.player_counts)
+                save_snapshot(self.model, run_dir / "snapshots", steps, config.self_play.keep, players)
+            if league is not None:  # population self-play: win rates, weights, new snapshots
+                league.on_step(self)
+            if steps >= self.next_eval:
+                self.next_eval += config.eval.every
+                self.run_evaluation()
+            return True
+
+        def run_evaluation(self) -> None:
+            path = save(self.model, run_dir / "latest_model", config)
+            started = time.time()
+            seed = derive_seed(config.seed, "evaluation")
+            games: dict[str, list[float]] = {}
+            results = evaluate(path, config, config.eval.games, seed, trust_checkpoint, per_game=games)
+            table = first_table(config)
+            entry = {
+                "timesteps": self.num_timesteps,
+                "seed": seed,
+                "seconds": round(time.time() - started, 1),
+                "elapsed_seconds": clock.elapsed(),
+                "results": results,
+            }
+            for key, earlier in (("vs_start", self.start_games), ("vs_best", self.best_games)):
+                if earlier is not None and len(earlier["wins"]) == len(games[table]):
+                    entry[key] = {"table": table, **paired_with(games[table], earlier, results[table])}
+            if config.eval.held_out:
+                entry["held_out"] = self.held_out(path, table)
+                entry["seconds"] = round(time.time() - started, 1)  # both deal sets
+            if not history:  # the run's first model: the initial (or cloned) policy
+                self.start_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
+                write_atomic(run_dir / "start_games.json", json.dumps(self.start_games))
+            history.append(entry)
+            write_atomic(run_dir / "evaluations.json", json.dumps(history, indent=2))
+            print(
+                f"step {self.num_timesteps}/{config.total_timesteps} ({clock.elapsed():.0f} s): "
+                f"win rate {figures(entry)}",
+                flush=True,  # a progress line also when the output is a file or a pipe
+            )
+            for name, result in results.items() if hasattr(self.model, "_logger") else ():  # none before learn()
+                self.logger.record(f"eval/win_rate_{name}", result["win_rate"])
+                self.logger.record(f"eval/points_{name}", result["points"])
+                for n, by_count in result.get("by_count", {}).items():
+                    self.logger.record(f"eval/win_rate_{name}_{n}p", by_count["win_rate"])
+            score = results[table]["win_rate"]
+            if score > self.best:  # on the same games: the paired difference is above 0
+                self.best = score
+                self.best_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
+                write_atomic(run_dir / "best_games.json", json.dumps(self.best_games))
+                record = evaluation_record(config, history, self.num_timesteps)
+                save(self.model, run_dir / "best_model", config, record)
+
+        def held_out(self, path: Path, table: str) -> dict[str, Any]:
+            """The first table on ``eval.held_out`` other deals per count, which the pick of the best
+            model never sees, paired with the start's games there (``start_held_out.json``)."""
+            seed = derive_seed(config.seed, "held_out")
+            games: dict[str, list[float]] = {}
+            result = evaluate(
+                path, config, config.eval.held_out, seed, trust_checkpoint, per_game=games, tables=[table]
+            )
+            held = {"table": table, "seed": seed, **result[table]}
+            wins = games[table]
+            if not history:
+                self.start_held_out = {"timesteps": self.num_timesteps, "table": table, "wins": wins}
+                write_atomic(run_dir / "start_held_out.json", json.dumps(self.start_held_out))
+            elif self.start_held_out is not None and len(self.start_held_out["wins"]) == len(wins):
+                held["vs_start"] = paired_with(wins, self.start_held_out, result[table])
+            return held
+
+    return EvalAndSnapshot()
