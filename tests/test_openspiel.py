@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from ckc_env import engine
-from ckc_env.beliefs import beliefs
 from ckc_env.config import GameConfig
 from ckc_env.engine.cards import INVESTIGATOR, clue_name
 from ckc_env.engine.chance import Stream, StreamChance, key_of
@@ -27,6 +26,7 @@ from ckc_env.engine.state import SCORING
 from ckc_env.engine.suspicion import SEAT_ORDERS
 from ckc_env.engine.view import PlayerView
 from ckc_env.observation import encode_observation, encode_state
+from ckc_env.reading.beliefs import beliefs
 from ckc_env.resample import resample
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -264,7 +264,7 @@ def test_chance_nodes_deal_uniformly(openspiel, n, seat_faces):
     """Every deal has the same probability, the engine's: tile orders, faces and decks uniform, the
     investigator cards in the top 16 + k places."""
     k = 5 - n
-    deal = openspiel._Deal(n, k, seat_faces)
+    deal = openspiel.chance.Deal(n, k, seat_faces)
     faces = 5 if seat_faces else 5 - n
     log_uniform = -(
         math.log(math.factorial(5)) + faces * math.log(2) + math.lgamma(33) + math.log(math.comb(16 + k, k))

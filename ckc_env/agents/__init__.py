@@ -12,12 +12,20 @@
 | ``cheater`` | reads the hidden clues: an upper bound for reference, not a fair opponent |
 
 Every agent but ``cheater`` reads only its seat's :class:`~ckc_env.engine.view.PlayerView`.
+
+Players that need an extra are named in :data:`EXTRA_PLAYERS` and imported when first asked for:
+
+| name | plays | extra |
+|---|---|---|
+| ``openspiel_ismcts`` | OpenSpiel's information-set MCTS (``ckc_env.envs.openspiel.bots.ISMCTSAgent``) | ``openspiel`` |
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
+from ..cli import need_extra
 from .base import Agent
 from .bayes import BayesAgent, BayesParams
 from .bayes_v2 import BayesV2Agent, BayesV2Params
@@ -40,15 +48,42 @@ BASELINES = ("random", "passive", "eager", "bayes_v1", "bayes_v2", "bayes_v3", "
 """The fair baselines (``cheater`` is a reference only)."""
 
 
-def make_agent(name: str, seed: int | None = None, **params) -> Agent:
-    """A registered agent by name (``params`` go to its constructor, e.g. bayes_v1's parameters)."""
-    if name not in REGISTRY:
+EXTRA_PLAYERS: dict[str, tuple[str, str, str]] = {
+    "openspiel_ismcts": ("openspiel", "pyspiel", "ckc_env.envs.openspiel.bots:ISMCTSAgent"),
+}
+"""Players that need an extra, by name: (the extra, the module it installs, where the player is).
+A spec naming one imports it then, as gymnasium's registry imports an environment's entry point:
+nothing has to be imported or registered first, and without the extra nothing else changes."""
+
+
+def agent_class(name: str) -> Callable[..., Agent]:
+    """The player a name builds: a registered one, or one of :data:`EXTRA_PLAYERS` (imported now; a
+    ValueError names the extra when it is not installed)."""
+    if name in REGISTRY:
+        return REGISTRY[name]
+    if name not in EXTRA_PLAYERS:
         raise ValueError(f"unknown agent {name!r}: registered agents are {sorted(REGISTRY)}")
-    return REGISTRY[name](seed=seed, **params)
+    extra, requires, entry = EXTRA_PLAYERS[name]
+    where, _, attribute = entry.partition(":")
+    try:
+        module = importlib.import_module(where)
+    except ImportError:
+        try:
+            need_extra(extra, requires)
+        except ValueError as exc:
+            raise ValueError(f"player {name!r}: {exc}") from None
+        raise
+    return getattr(module, attribute)
+
+
+def make_agent(name: str, seed: int | None = None, **params) -> Agent:
+    """An agent by name (``params`` go to its constructor, e.g. bayes_v1's parameters)."""
+    return agent_class(name)(seed=seed, **params)
 
 
 __all__ = [
     "BASELINES",
+    "EXTRA_PLAYERS",
     "REGISTRY",
     "Agent",
     "BayesAgent",
@@ -63,5 +98,6 @@ __all__ = [
     "RandomAgent",
     "RolloutAgent",
     "RolloutParams",
+    "agent_class",
     "make_agent",
 ]

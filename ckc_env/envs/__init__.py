@@ -7,5 +7,5 @@
 | ``vector`` | the same for thousands of games at once (a gymnasium ``VectorEnv``) | batched |
 | ``subproc_vector`` | the vector environment's games split across worker processes | batched |
 | ``rllib`` | Ray RLlib's ``MultiAgentEnv`` (the ``rllib`` extra) | scalar |
-| ``openspiel`` | the OpenSpiel game ``checkpoint_charlie`` (explicit chance nodes, ``resample_from_infostate``) and a seat for OpenSpiel bots (the ``openspiel`` extra) | scalar |
+| ``openspiel`` | the OpenSpiel game ``checkpoint_charlie`` (explicit chance nodes, ``resample_from_infostate``) and a seat for OpenSpiel bots (the ``openspiel`` extra), a package split by role | scalar |
 """

@@ -6,7 +6,7 @@ The only module of the package that imports ray (``pip install -e ".[rllib]"``).
 |---|---|
 | Agents | ``player_0`` .. ``player_{n-1}``: the learning seats only; the others are played inside the env |
 | Observation | ``{"observations": Box(float32, (736,)), "action_mask": Box(float32, (40,))}``: RLlib's action-masking convention (``ActionMaskingTorchRLModule``); with ``belief_features`` the longer vector of the env card |
-| Action | Discrete(40), the env card's action table. An action the mask does not allow (RLlib's environment checker samples unmasked actions) ends the game: the seat gets ``illegal_penalty`` (default -1) and ``info["illegal_action"] = True``, which :class:`IllegalActionCounter` counts into the training results as ``illegal_actions`` |
+| Action | Discrete(40), the env card's action table. An action the mask does not allow (RLlib's environment checker samples unmasked actions) ends the game (``ckc_env.table.illegal``): the seat gets ``illegal_penalty`` (default -1) and ``info["illegal_action"] = True``, which :class:`IllegalActionCounter` counts into the training results as ``illegal_actions`` |
 | Reward | what the seat earned since its previous decision, given with its next observation (``reward``: ``"points"``, ``"win"`` or ``"margin"``, as in ``CheckpointCharlie-v1``) |
 | Episode end | the game's end: every learning seat that has played gets its last observation, its reward and ``terminated`` |
 
@@ -41,7 +41,7 @@ from ..observation import ENV_VERSION, LAYOUTS
 from ..players import specs
 from ..players.rllib import MODULE_ID
 from ..seeding import derive_seed
-from ..table import options
+from ..table import illegal, options, rewards
 from ..table.scalar import Table
 
 ENV_NAME = "checkpoint_charlie"
@@ -59,15 +59,16 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
             raise ValueError(
                 f"unknown env_config key(s) {keys_text(unknown)}: accepted keys are {[*ENV_KEYS, *GameConfig.fields()]}"
             )
-        self.reward = options.reward(config.pop("reward", "points"))
+        scheme = rewards.scheme(config.pop("reward", "points"))
+        self.reward = scheme.name
         learning_seats = config.pop("learning_seats", "all")
         opponents = config.pop("opponents", "bayes_v1")
         self.trust_checkpoint = bool(config.pop("trust_checkpoint", False))
-        self.illegal_penalty = float(config.pop("illegal_penalty", -1.0))
+        self.illegal_penalty = float(config.pop("illegal_penalty", illegal.PENALTY))
         belief_features = options.belief_features(config.pop("belief_features", False))
         game_config = GameConfig.from_dict(config)
         n = game_config.num_players
-        self.table = Table(game_config, LAYOUTS[ENV_VERSION][belief_features], self.reward)
+        self.table = Table(game_config, LAYOUTS[ENV_VERSION][belief_features], scheme)
         if learning_seats == "all":
             learning_seats = n
         if isinstance(learning_seats, bool) or not isinstance(learning_seats, int) or not 1 <= learning_seats <= n:
@@ -126,10 +127,10 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         action = int(action_dict[agent])
         if not table.is_legal(action):  # the game ends there, as in CheckpointCharlie-v1
             finished = [self.possible_agents[s] for s in sorted(self._played)]
-            rewards = {a: 0.0 for a in finished} | {agent: self.illegal_penalty}
-            infos = {agent: {"illegal_action": True, "action": action, "legal_actions": table.legal_actions()}}
+            paid = illegal.rewards(agent, finished, self.illegal_penalty)
+            infos = {agent: illegal.info(action, table.legal_actions())}
             observations = {a: self._observation(self._seats[a]) for a in finished}
-            return observations, rewards, {**dict.fromkeys(finished, True), "__all__": True}, {"__all__": False}, infos
+            return observations, paid, {**dict.fromkeys(finished, True), "__all__": True}, {"__all__": False}, infos
         gained = table.apply(action)
         if gained is not None:
             for s, r in enumerate(gained):
@@ -137,13 +138,13 @@ class CheckpointCharlieMultiAgentEnv(MultiAgentEnv):
         table.play(self._scripted, self._learning, self._pending)
         if not table.over:
             observations = self._next_observation()
-            rewards = self._rewards_of(self.possible_agents[table.seat_to_act])
-            return observations, rewards, {"__all__": False}, {"__all__": False}, {}
+            paid = self._rewards_of(self.possible_agents[table.seat_to_act])
+            return observations, paid, {"__all__": False}, {"__all__": False}, {}
         finished = [self.possible_agents[s] for s in sorted(self._played)]
         observations = {a: self._observation(self._seats[a]) for a in finished}
-        rewards = {a: float(self._pending[self._seats[a]]) for a in finished}
+        paid = {a: float(self._pending[self._seats[a]]) for a in finished}
         terminateds = {**dict.fromkeys(finished, True), "__all__": True}
-        return observations, rewards, terminateds, {"__all__": False}, {}
+        return observations, paid, terminateds, {"__all__": False}, {}
 
     # ------------------------------------------------------------------ internals
     def _observation(self, seat: int) -> dict[str, np.ndarray]:
@@ -167,8 +168,8 @@ class IllegalActionCounter(RLlibCallback):
 
     def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
         infos = episode.get_infos(-1)
-        illegal = sum(1 for info in infos.values() if isinstance(info, Mapping) and info.get("illegal_action"))
-        metrics_logger.log_value("illegal_actions", illegal, reduce="sum")
+        ended = sum(1 for info in infos.values() if isinstance(info, Mapping) and info.get(illegal.KEY))
+        metrics_logger.log_value("illegal_actions", ended, reduce="sum")
 
 
 def _env_creator(env_config: Mapping[str, Any]) -> CheckpointCharlieMultiAgentEnv:

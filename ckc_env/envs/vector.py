@@ -14,7 +14,7 @@ through ``ckc_env.training.vec_env.SB3VecEnv``.
 | Action | (num_envs,) of Discrete(40), the env card's action table; ``action_masks()`` is (num_envs, 40) bool |
 | Reward | as the single-agent view: ``"points"``, ``"win"`` or ``"margin"``, everything the learner earned since its previous decision |
 | Episode end | the game's end (``terminations``); never truncated. Autoreset ``SAME_STEP``: the observation returned is the next game's first; the last one is ``infos["final_obs"]`` (``"_final_obs"`` marks the slots), ``infos["final_info"]`` holds ``points``, ``margin`` (points less the mean of the others'), ``win_share``, ``is_winner`` and ``illegal_action`` |
-| Illegal action | ends that slot's game at once with reward ``illegal_penalty`` (default -1), ``final_info["illegal_action"]`` True |
+| Illegal action | ends that slot's game at once (``ckc_env.table.illegal``) with reward ``illegal_penalty`` (default -1), ``final_info["illegal_action"]`` True |
 
 Opponents must have a batched form: the names of ``ckc_env.batch.agents.BATCH_REGISTRY``
 (``random``, ``passive``, ``eager``, ``bayes_v1``, ``bayes_v2``, ``bayes_v3``, ``cheater``, with parameters as
@@ -28,7 +28,7 @@ legal actions; only the learner's illegal actions end a game with the penalty.
 
 With ``belief_features="players"`` each slot's learner reads the other players' decisions through a
 :class:`~ckc_env.batch.players_posterior.PlayersReader` brought up to date whenever the learner is
-observed, as the scalar table keeps a ``TableReader`` per seat; with ``"second_order"`` also
+observed, as the scalar table keeps a ``PlayersReader`` per seat; with ``"second_order"`` also
 through a :class:`~ckc_env.batch.second_order.SecondOrderReader` (bayes_v3's reading).
 
 ``num_players`` is a count or a list of counts: each slot's game is dealt a count drawn uniformly
@@ -93,7 +93,7 @@ from ..engine.actions import N_ACTIONS
 from ..observation import CRITIC_STATE, ENV_VERSION, LAYOUTS
 from ..render import UnsupportedRenderModeError
 from ..seeding import derive_seed
-from ..table import options
+from ..table import illegal, options, rewards
 from ..table.batched import game_returns, play, seat_rewards
 
 
@@ -110,7 +110,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         learner_seat: int | str = "random",
         belief_features: bool | str = False,
         reward: str = "points",
-        illegal_penalty: float = -1.0,
+        illegal_penalty: float = illegal.PENALTY,
         trust_checkpoint: bool = False,
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         render_mode: None = None,
@@ -124,7 +124,9 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             options.fail("num_envs", num_envs, "integers >= 1")
         if render_mode is not None:
             raise UnsupportedRenderModeError(
-                f"invalid render_mode={render_mode!r}: the vector environment renders nothing"
+                f"invalid render_mode={render_mode!r}: the vector environment renders nothing (its games are "
+                "arrays of the batched engine); record videos on the single-agent view, "
+                "CheckpointCharlie-v1 with render_mode='rgb_array'"
             )
         modes = {m.value: m for m in (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)}
         mode = modes.get(getattr(autoreset_mode, "value", autoreset_mode))
@@ -132,7 +134,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             options.fail("autoreset_mode", autoreset_mode, f"AutoresetMode.SAME_STEP or NEXT_STEP ({list(modes)})")
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
-        options.reward(reward)
+        self.scheme = rewards.scheme(reward)
         options.belief_features(belief_features, batched=True)
         self.counts = list(options.player_counts(rules.pop("num_players", 5)))
         self.configs = options.game_configs(rules, self.counts)
@@ -156,7 +158,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         self._shadows: dict[int, tuple[BatchAgent, BatchAgent]] = {}  # a table player's twin, by id
         self.num_envs = int(num_envs)
         self.learner_seat_option = learner_seat
-        self.reward = reward
+        self.reward = self.scheme.name
         self.illegal_penalty = float(illegal_penalty)
         self.belief_features = belief_features
         self.layout = LAYOUTS[ENV_VERSION][belief_features]
@@ -219,24 +221,24 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         mask = batch.legal_action_mask(state)
         inside = (actions >= 0) & (actions < N_ACTIONS)
         legal = inside & (mask[np.arange(self.num_envs), np.where(inside, actions, 0)] == 1) & ~resetting
-        rewards = np.where(resetting, 0.0, self._pending)
+        paid = np.where(resetting, 0.0, self._pending)
         self._pending[~resetting] = 0.0
         moving = np.flatnonzero(legal)
         batch.apply(state, actions, games=moving)
-        rewards += self._collect()
-        self._play_others(rewards)
-        illegal = ~legal & ~resetting
-        rewards[illegal] = self.illegal_penalty
-        terminated = (illegal | state.game_over) & ~resetting
+        paid += self._collect()
+        self._play_others(paid)
+        offending = ~legal & ~resetting
+        paid[offending] = self.illegal_penalty  # the illegal-action ending
+        terminated = (offending | state.game_over) & ~resetting
         if self._reference is not None:
             if self._unplayed[terminated].any():
                 self._play_duplicates()
-            rewards[terminated] -= self._baseline[terminated]
+            paid[terminated] -= self._baseline[terminated]
         infos = self._info()
         ended = np.flatnonzero(terminated)
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             if len(ended):
-                infos.update(self._final_info(terminated, illegal))
+                infos.update(self._final_info(terminated, offending))
             self._autoreset = terminated.copy()
         elif len(ended):
             final_obs = self._observe()  # the finished games, before their slots are dealt again
@@ -244,11 +246,11 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             for b in ended:
                 infos["final_obs"][b] = final_obs[b]
             infos["_final_obs"] = terminated.copy()
-            infos["final_info"] = self._final_info(terminated, illegal)
+            infos["final_info"] = self._final_info(terminated, offending)
             infos["_final_info"] = terminated.copy()
             self._restart(ended)
             infos.update(self._info())
-        return self._observe(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), infos
+        return self._observe(), paid, terminated, np.zeros(self.num_envs, dtype=bool), infos
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, 40) bool: each slot learner's legal actions; with ``NEXT_STEP`` autoreset, every
@@ -393,7 +395,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
 
     def _collect(self) -> np.ndarray:
         """(num_envs,) the learner's reward from the engine's last call."""
-        return seat_rewards(self.state, self.seat, self.reward)
+        return seat_rewards(self.state, self.seat, self.scheme)
 
     def _play_others(self, earned: np.ndarray) -> None:
         """Let the opponents decide, all the games where a player is to act in one call per player,
@@ -484,7 +486,7 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
 
         play(shadow, players, waiting, player_of)
         current = self._dealt[slots] == serials  # a slot dealt again since (its game ended first) drops the old one
-        self._baseline[slots[current]] = game_returns(shadow, seat, self.reward)[current]
+        self._baseline[slots[current]] = game_returns(shadow, seat, self.scheme)[current]
         self._unplayed[slots[current]] = False
 
     def _shadow_of(self, player: BatchAgent) -> BatchAgent:
@@ -525,12 +527,12 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
         """(num_envs,) each slot's member in the current population; -1 for one it has dropped."""
         return np.where(self.member < len(self._members), self.member, -1)
 
-    def _final_info(self, terminated: np.ndarray, illegal: np.ndarray) -> dict[str, Any]:
+    def _final_info(self, terminated: np.ndarray, offending: np.ndarray) -> dict[str, Any]:
         """The learner's result in each finished game (zeros elsewhere)."""
         state = self.state
         slots = np.arange(self.num_envs)
         winners = state.winners
-        won = winners[slots, self.seat] & ~illegal & terminated
+        won = winners[slots, self.seat] & ~offending & terminated
         share = np.where(won, 1.0 / np.maximum(1, winners.sum(1)), 0.0)
         margin = game_returns(state, self.seat, "margin")
         return {
@@ -542,8 +544,8 @@ class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
             "_win_share": terminated.copy(),
             "is_winner": won,
             "_is_winner": terminated.copy(),
-            "illegal_action": illegal & terminated,
-            "_illegal_action": terminated.copy(),
+            illegal.KEY: offending & terminated,
+            f"_{illegal.KEY}": terminated.copy(),
             **(
                 {"opponents": np.where(terminated, self._member_index(), 0), "_opponents": terminated.copy()}
                 if self.population_mode

@@ -3,7 +3,7 @@ the command line. This module reads a spec's form; :mod:`ckc_env.players.build` 
 
 | form | example | builds |
 |---|---|---|
-| a registered name | ``"bayes_v1"`` | the scripted player of :data:`ckc_env.agents.REGISTRY` |
+| a registered name | ``"bayes_v1"`` | the scripted player of :data:`ckc_env.agents.REGISTRY`, or a player of an extra (:data:`ckc_env.agents.EXTRA_PLAYERS`: ``"openspiel_ismcts"``) |
 | a name with parameters | ``{"name": "bayes_v1", "sure": 0.7}``, on the command line ``bayes_v1:sure=0.7`` | the same, with constructor parameters |
 | a checkpoint | ``"checkpoints/ppo_5p_distilled"``, ``"agent.json"``, ``"agent.safetensors"`` | a trained policy (:class:`ckc_env.players.policy.PolicyAgent`) |
 | a pickle checkpoint, trusted | ``"model.zip"`` with ``trust_checkpoint=True`` | the same, loaded by stable-baselines3 |
@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agents import REGISTRY, Agent
+from ..agents import EXTRA_PLAYERS, REGISTRY, Agent
 from ..files import short
 from .loading import SUFFIX_KINDS, locate
 
@@ -54,7 +54,7 @@ def parse(spec: PlayerSpec, allow_self: bool = False) -> Spec:
                 "or a checkpoint path"
             )
         return Spec(name, "self", params)
-    if name in REGISTRY:
+    if name in REGISTRY or name in EXTRA_PLAYERS:
         return Spec(name, "agent", params)
     if name.endswith(tuple(SUFFIX_KINDS)) or os.path.lexists(name):
         kind = "checkpoint"

@@ -6,7 +6,7 @@ and for the training configs that name them.
 | ``num_players`` | 3, 4, 5, or a list of them such as ``[3, 4, 5]`` | :func:`player_counts`: each game draws one count uniformly from the list (a count listed twice is drawn twice as often) |
 | ``learner_seat`` | ``"random"`` or a seat of the smallest count | :func:`learner_seat` |
 | ``opponents`` | one spec for every other seat, a list of n-1 specs in seat order after the learner, or ``{count: spec or list}`` naming every count | :func:`opponents_by_count` |
-| ``reward`` | ``"points"``, ``"win"``, ``"margin"`` | :func:`reward` (``ckc_env.table.rewards``) |
+| ``reward`` | ``"points"``, ``"win"``, ``"margin"`` | :func:`ckc_env.table.rewards.scheme` |
 | ``belief_features`` | ``False``, ``True``, ``"players"``, ``"second_order"`` | :func:`belief_features` |
 | any other | a field of :class:`~ckc_env.config.GameConfig` | :func:`game_configs` |
 
@@ -18,13 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..config import GameConfig
+from ..config import MAX_PLAYERS, MIN_PLAYERS, PLAYER_COUNTS, GameConfig
 from ..files import short
 from ..observation import BELIEF_FEATURES
 from ..players.specs import for_seats
-from .rewards import REWARDS
-
-COUNTS = (3, 4, 5)
+from . import rewards
 
 
 def fail(name: str, value: Any, accepted: str) -> None:
@@ -36,10 +34,13 @@ def player_counts(value: Any) -> tuple[int, ...]:
     """The player counts games are drawn from, sorted: one count, or a list of counts (a count
     listed k times is drawn k times as often)."""
     given = [value] if _is_int(value) else value
-    accepted = "a player count from 3 to 5, or a list of them such as [3, 4, 5] (each game draws one)"
+    accepted = (
+        f"a player count from {MIN_PLAYERS} to {MAX_PLAYERS}, or a list of them such as {list(PLAYER_COUNTS)} "
+        "(each game draws one)"
+    )
     if isinstance(given, (str, bytes, Mapping)) or not isinstance(given, Sequence) or not given:
         fail("num_players", value, accepted)
-    if not all(_is_int(n) and n in COUNTS for n in given):
+    if not all(_is_int(n) and n in PLAYER_COUNTS for n in given):
         fail("num_players", value, accepted)
     return tuple(sorted(int(n) for n in given))
 
@@ -88,10 +89,9 @@ def learner_seat(value: Any, counts: Sequence[int], name: str = "learner_seat") 
 
 
 def reward(value: Any, name: str = "reward") -> str:
-    """A reward scheme of :mod:`ckc_env.table.rewards`."""
-    if not isinstance(value, str) or value not in REWARDS:
-        fail(name, value, ", ".join(repr(r) for r in REWARDS))
-    return value
+    """The name of a reward scheme, checked by :func:`ckc_env.table.rewards.scheme` (for configs
+    that keep the name; the fronts take the scheme itself from there)."""
+    return rewards.scheme(value, name).name
 
 
 def belief_features(value: Any, batched: bool = False, name: str = "belief_features") -> bool | str:

@@ -25,13 +25,14 @@ from . import rewards
 
 
 class Table:
-    """One game at a time under ``config``, observed in ``layout``, rewarded by ``reward``."""
+    """One game at a time under ``config``, observed in ``layout``, rewarded by the scheme ``reward``
+    (a name or a :class:`~ckc_env.table.rewards.Scheme`)."""
 
-    def __init__(self, config: GameConfig, layout: Layout, reward: str = "points") -> None:
+    def __init__(self, config: GameConfig, layout: Layout, reward: str | rewards.Scheme = "points") -> None:
         self.config = config
         self.n = config.num_players
         self.layout = layout
-        self.reward = reward
+        self.scheme = rewards.scheme(reward)
         self._encoder = encoder(layout, config)
         self._players_posterior = layout.offsets.get("players_chief") is not None
         self.game: GameState | None = None
@@ -91,20 +92,7 @@ class Table:
         """Every seat's reward from the engine's last transition under the table's scheme (None
         when no seat gets anything: most transitions)."""
         game = self.game
-        gained = engine.pop_rewards(game)
-        scheme = self.reward
-        if scheme == "win":
-            if not game.game_over:
-                return None
-            winners = game.final["winners"]
-            count, n = len(winners), game.n
-            return [rewards.win(seat in winners, count, n) for seat in range(n)]
-        if not any(gained):
-            return None
-        if scheme == "points":
-            return [float(g) for g in gained]
-        total, n = float(sum(gained)), game.n
-        return [rewards.margin(float(g), total, n) for g in gained]
+        return self.scheme.pay(engine.pop_rewards(game), game.final["winners"] if game.game_over else None)
 
     def play(self, agents: Sequence[Agent | None], learning: Container[int], earned: list[float]) -> None:
         """The agents at the other seats decide until a seat in ``learning`` is to act or the game
