@@ -1,7 +1,14 @@
-"""A readable table-top text of the public state (nothing hidden is shown)."""
+"""The environments' render modes: a readable table-top text of the public state (nothing hidden
+is shown; ``"ansi"`` returns it, ``"human"`` prints it) and pictures (``"rgb_array"``: what a seat,
+or the spectator, may see, drawn by :mod:`ckc_env.picture`; Pillow, the ``render`` extra)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
+from .cli import need_extra
 from .config import COLOURS
 from .engine.actions import DECISION_KINDS
 from .engine.cards import card_name, cat_name, cats_in, clue_name
@@ -9,32 +16,64 @@ from .engine.state import SCORING, GameState
 from .engine.view import PlayerView
 from .files import short
 
-RENDER_MODES = ("human", "ansi")
+RENDER_MODES = ("human", "ansi", "rgb_array")
+RENDER_FPS = 2
+"""Frames per second of a recorded video (``metadata["render_fps"]``): one frame per step."""
 
 
 class UnsupportedRenderModeError(ValueError, TypeError):
-    """A render mode the environments do not have. A ValueError, as for every bad argument, and
-    a TypeError, on which stable-baselines3's ``make_vec_env`` retries without its default
-    ``render_mode="rgb_array"``."""
+    """A render mode the environments do not have (or ``"rgb_array"`` without Pillow). A ValueError,
+    as for every bad argument, and a TypeError, on which stable-baselines3's ``make_vec_env``
+    retries without its default ``render_mode="rgb_array"``."""
 
 
 def check_render_mode(render_mode: str | None) -> str | None:
-    """None, ``"ansi"`` or ``"human"``; anything else raises :class:`UnsupportedRenderModeError`."""
+    """None, ``"ansi"``, ``"human"`` or ``"rgb_array"``; anything else, or ``"rgb_array"`` without
+    Pillow (naming the ``render`` extra), raises :class:`UnsupportedRenderModeError` (on which
+    stable-baselines3's ``make_vec_env`` retries without a render mode)."""
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise UnsupportedRenderModeError(
-            f"invalid render_mode={short(render_mode)}: accepted values are None, 'ansi', 'human'"
+            f"invalid render_mode={short(render_mode)}: accepted values are None, 'ansi', 'human', 'rgb_array'"
         )
+    if render_mode == "rgb_array":
+        try:
+            need_extra("render", "PIL")
+        except ValueError as exc:
+            raise UnsupportedRenderModeError(f"render_mode='rgb_array' draws with Pillow: {exc}") from None
     return render_mode
 
 
-def render(game: GameState, render_mode: str | None) -> str | None:
-    """What ``render()`` returns in a render mode: the text (``"ansi"``), or None after printing
-    it (``"human"``) or warning that there is no mode."""
+def check_render_seat(render_seat: Any, num_players: int, also: tuple[str, ...] = ()) -> Any:
+    """The seat whose view ``"rgb_array"`` draws: None (the spectator: public information only),
+    a seat 0..num_players-1, or one of the words in ``also``; anything else raises ValueError."""
+    words = [repr(word) for word in also]
+    if render_seat is None or (isinstance(render_seat, str) and render_seat in also):
+        return render_seat
+    if (
+        isinstance(render_seat, (int, np.integer))
+        and not isinstance(render_seat, bool)
+        and 0 <= render_seat < num_players
+    ):
+        return int(render_seat)
+    raise ValueError(
+        f"invalid render_seat={short(render_seat)}: accepted values are None (the spectator), "
+        + ", ".join([*words, f"a seat 0 to {num_players - 1}"])
+    )
+
+
+def render(game: GameState, render_mode: str | None, seat: int | None = None) -> str | np.ndarray | None:
+    """What ``render()`` returns in a render mode: the text (``"ansi"``), the picture of what
+    ``seat`` may see (``"rgb_array"``; None: the spectator), or None after printing the text
+    (``"human"``) or warning that there is no mode."""
     if render_mode is None:
         import gymnasium
 
-        gymnasium.logger.warn("render() called without a render_mode: use render_mode='ansi' or 'human'")
+        gymnasium.logger.warn("render() called without a render_mode: use render_mode='ansi', 'human' or 'rgb_array'")
         return None
+    if render_mode == "rgb_array":
+        from .picture import draw
+
+        return draw(game, seat)
     text = render_text(game)
     if render_mode == "human":
         print(text, end="\n\n")

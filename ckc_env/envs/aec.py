@@ -45,7 +45,8 @@ decision that has only one legal action (such as a forced accusation with a sing
 | `reward` | `"points"` | `"points"`, `"win"`, `"margin"` | reward scheme (below) |
 | `belief_features` | False | False, True, `"players"`, `"second_order"` | append the exact beliefs (and, with `"players"`, the posterior that also reads the other players' decisions; with `"second_order"`, that one and the posterior that reads them as players who read each other) to the observation (below) |
 | `summary_infos` | False | bool | put each round's summary and the agent's own chips into the infos at round ends (see "Infos") |
-| `render_mode` | None | None, `"ansi"`, `"human"` | text rendering; any other mode raises `UnsupportedRenderModeError`, a `ValueError` and a `TypeError` (stable-baselines3's `make_vec_env` asks for `"rgb_array"` and retries without it on a `TypeError`) |
+| `render_mode` | None | None, `"ansi"`, `"human"`, `"rgb_array"` | `render()` returns the table as text (`"ansi"`; `"human"` prints it) or as a (720, 1280, 3) uint8 picture (`"rgb_array"`, drawn by `ckc_env.picture`: Pillow, the `render` extra; `metadata["render_fps"]` is 2); any other mode, or `"rgb_array"` without Pillow, raises `UnsupportedRenderModeError`, a `ValueError` and a `TypeError` (stable-baselines3's `make_vec_env` retries without a render mode on a `TypeError`) |
+| `render_seat` | None | None, seat | whose view `"rgb_array"` draws: None, the spectator (public information only: the text's table, less who is deciding; every clue and the chief once a round is scored), or a seat (its information set: also its own clue, chip values and decision) |
 
 Rule presets: `configs/rules/{base,stasi,adler,both}.yaml`, loaded with
 `GameConfig.from_yaml(path, num_players=4).to_dict()`. Unknown arguments, wrong types and values
@@ -76,26 +77,26 @@ actions of the agent to act and all zeros for the others.
 {OBSERVATION_TABLE}
 
 With `belief_features=True` the vector is {BELIEF_SIZE} long: the pieces above, then the exact
-posterior of the observer's information set (`ckc_env.beliefs`: every hidden assignment of clues
-consistent with the rows, discards and revealed clues is equally likely; what other players'
-accusations and passes reveal is ignored), for agents that should not have to learn deduction
-from scratch:
+posterior of the observer's information set (`ckc_env.reading.beliefs`: every hidden assignment of
+clues consistent with the rows, discards and revealed clues is equally likely; what other players'
+accusations and passes reveal is ignored), for agents that should not have to learn deduction from
+scratch:
 
 {BELIEF_TABLE}
 
 With `belief_features="players"` the vector is {PLAYERS_SIZE} long: the pieces above, then a second
-posterior that also weighs what the other players' accusations and passes this round reveal of
-their clues, each of them modelled as bayes_v1 that follows its rule with probability 0.8
-(`ckc_env.agents.bayes_v2.TableReader`: every decision is judged on the table as it lay then; the
-result depends on the round's public record only):
+posterior that also weighs what the other players' accusations and passes this round reveal of their
+clues, each of them modelled as bayes_v1 that follows its rule with probability 0.8
+(`ckc_env.reading.players_posterior.PlayersReader`: every decision is judged on the table as it lay
+then; the result depends on the round's public record only):
 
 {PLAYERS_TABLE}
 
 With `belief_features="second_order"` the vector is {SECOND_ORDER_SIZE} long: the pieces above, then a
-third posterior that reads the other players' decisions as bayes_v2's, players who read each
-other's decisions too (`ckc_env.agents.bayes_v3.SecondOrderReader`: a decision of seat j is judged
-under each clue j may have held by bayes_v1's rule on j's posterior weighted by what the decisions
-j had seen revealed, those read as above), the reading of the scripted player `bayes_v3`:
+third posterior that reads the other players' decisions as bayes_v2's, players who read each other's
+decisions too (`ckc_env.reading.second_order.SecondOrderReader`: a decision of seat j is judged
+under each clue j may have held by bayes_v1's rule on j's posterior weighted by what the decisions j
+had seen revealed, those read as above), the reading of the scripted player `bayes_v3`:
 
 {SECOND_ORDER_TABLE}
 
@@ -195,7 +196,8 @@ action outside Discrete(40) raises `ActionOutOfRangeError`, both an `AssertionEr
 `ValueError`, naming the action and the legal ones) and `OrderEnforcingWrapper`'s (reset before
 use; `agent_iter` gives the next agent only after a step). Misuse is named too: `step`, `observe`
 or `last` before `reset()` (`RuntimeError`), and `step` after every agent has been stepped out
-of a finished game (`RuntimeError`: call `reset()`).
+of a finished game (`RuntimeError`: call `reset()`). The illegal-action ending is declared once
+for every front (`ckc_env.table.illegal`).
 
 ## Rule decisions
 
@@ -257,6 +259,9 @@ gives the observation in the form RLlib's masking module reads.
 
 ## Version history
 
+- v2 (later): `render_mode="rgb_array"`, pictures of what the spectator or `render_seat` may see
+  (`ckc_env.picture`, the `render` extra), for `gymnasium.wrappers.RecordVideo`, stable-baselines3's
+  `VecVideoRecorder` and `ckc-play --replay FILE --video out.mp4`.
 - v2: one chance model for the scalar and the batched engine (`ckc_env.engine.chance`): a seed deals
   the same game on both, in any batch, so tournaments give the same per-game results on either
   engine; the scripted players and sampling policies draw their random choices the same way on
@@ -288,7 +293,6 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 
 from ..agents.base import LazyObservation
-from ..beliefs import Beliefs, beliefs
 from ..config import GameConfig
 from ..engine import summary as summary_module
 from ..engine.actions import N_ACTIONS, action_to_string
@@ -306,8 +310,9 @@ from ..observation import (
     STATE,
     encode_state,
 )
-from ..render import RENDER_MODES, check_render_mode, render
-from ..table import options
+from ..reading.beliefs import Beliefs, beliefs
+from ..render import RENDER_FPS, RENDER_MODES, check_render_mode, check_render_seat, render
+from ..table import illegal, options, rewards
 from ..table.scalar import Table
 
 __doc__ = (
@@ -346,12 +351,14 @@ class raw_env(AECEnv):
     metadata: ClassVar[dict[str, Any]] = {
         "name": "checkpoint_charlie_v2",
         "render_modes": list(RENDER_MODES),
+        "render_fps": RENDER_FPS,
         "is_parallelizable": False,
     }
 
     def __init__(
         self,
         render_mode: str | None = None,
+        render_seat: int | None = None,
         reward: str = "points",
         belief_features: bool = False,
         summary_infos: bool = False,
@@ -360,19 +367,27 @@ class raw_env(AECEnv):
         super().__init__()
         check_render_mode(render_mode)
         options.flag("summary_infos", summary_infos)
-        options.reward(reward)
+        scheme = rewards.scheme(reward)
         options.belief_features(belief_features)
         unknown = sorted(set(rules) - set(GameConfig.fields()))
         if unknown:
-            accepted = ["render_mode", "reward", "belief_features", "summary_infos", *GameConfig.fields()]
+            accepted = [
+                "render_mode",
+                "render_seat",
+                "reward",
+                "belief_features",
+                "summary_infos",
+                *GameConfig.fields(),
+            ]
             raise ValueError(f"unknown argument(s) {short(unknown)}: accepted arguments are {accepted}")
         self.config = GameConfig(**rules)
         self.render_mode = render_mode
+        self.render_seat = check_render_seat(render_seat, self.config.num_players)
         self.reward_scheme = reward
         self.belief_features = belief_features
         self.summary_infos = summary_infos
         self.observation_layout = LAYOUTS[ENV_VERSION][belief_features]
-        self.table = Table(self.config, self.observation_layout, reward)
+        self.table = Table(self.config, self.observation_layout, scheme)
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
@@ -444,7 +459,7 @@ class raw_env(AECEnv):
 
     def beliefs(self, agent: str) -> Beliefs:
         """The exact posterior of ``agent``'s information set over the round's hidden clues
-        (:mod:`ckc_env.beliefs`: ``chief``, ``assistant``, ``innocent`` per cat, ``clue`` per seat)."""
+        (:mod:`ckc_env.reading.beliefs`: ``chief``, ``assistant``, ``innocent`` per cat, ``clue`` per seat)."""
         return beliefs(self.player_view(agent))
 
     @property
@@ -473,7 +488,7 @@ class raw_env(AECEnv):
         except TypeError:
             index = -1
         if index < 0 or not self.table.is_legal(index):
-            raise ValueError(f"illegal action {short(action)} for {agent}: legal actions are {self.table.legal_text()}")
+            raise illegal.refusal(action, agent, self.table.legal_text())
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
         # Every agent is live until the game ends, when all end at once: seats index possible_agents.
@@ -497,8 +512,8 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        return render(self._started(), self.render_mode)
+    def render(self) -> str | np.ndarray | None:
+        return render(self._started(), self.render_mode, self.render_seat)
 
     def close(self) -> None:
         pass
@@ -518,7 +533,7 @@ class CheckedEnv(raw_env):
     ``OrderEnforcingWrapper`` (reset before use, ``agent_iter`` steps between agents),
     ``AssertOutOfBoundsWrapper`` (an action outside Discrete(40) raises :class:`ActionOutOfRangeError`,
     naming the action and the legal ones) and ``TerminateIllegalWrapper(illegal_reward=-1)`` (an
-    illegal action ends the game: the offender gets -1, the others 0). The same behaviour as the
+    illegal action ends the game: ``ckc_env.table.illegal``'s rule). The same behaviour as the
     three wrapper layers, without their attribute delegation on every call, which cost more than
     a step of the game itself."""
 
@@ -544,7 +559,7 @@ class CheckedEnv(raw_env):
             EnvLogger.error_state_before_reset()
         return super().state()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         return super().render()
@@ -582,8 +597,7 @@ class CheckedEnv(raw_env):
             self._cumulative_rewards[agent] = 0
             self.terminations = dict.fromkeys(self.agents, True)
             self.truncations = dict.fromkeys(self.agents, True)
-            self.rewards = dict.fromkeys(self.truncations, 0)
-            self.rewards[agent] = -1.0
+            self.rewards = illegal.rewards(agent, self.truncations)
             self._accumulate_rewards()
             self._deads_step_first()
             self._terminated = True

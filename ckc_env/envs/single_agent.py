@@ -13,14 +13,17 @@ objects, as in :mod:`ckc_env.evaluation.tournament`). The learner sees its own o
 | Action | Discrete(40), the action table of the env card; ``action_masks()`` marks the legal ones |
 | Reward | everything the learner earned since its previous decision, including what the game's end brings when another seat's decision ends it: chip values with ``reward="points"``; the share of +1/-1 at the end with ``reward="win"``; with ``reward="margin"``, its chip values minus the mean of the other seats' (over a game: its final points minus the others' mean, a dense signal for beating them rather than for scoring alone) |
 | Episode end | the game's end (``terminated``); never truncated |
-| Illegal action | ends the game at once: ``terminated=True``, reward ``illegal_penalty`` (default -1), ``info["illegal_action"] = True`` (with ``action`` and ``legal_actions``). Checkers send unmasked actions, so this must not crash. |
+| Illegal action | ends the game at once (``ckc_env.table.illegal``): ``terminated=True``, reward ``illegal_penalty`` (default -1), ``info["illegal_action"] = True`` (with ``action`` and ``legal_actions``). Checkers send unmasked actions, so this must not crash. |
 
 Arguments: ``opponents`` (one spec, alone or in a list, for every other seat, or a list of n-1
 specs in seat order after the learner; with several player counts, also a mapping
 ``{count: opponents}``), ``num_players`` (a count, or a list of counts such as ``[3, 4, 5]``: each
 episode draws one uniformly, and ``env.table.n`` says which; the observation layout is the
 same for every count), ``learner_seat`` (``"random"`` or a seat), ``belief_features``, ``reward``,
-``illegal_penalty``, ``render_mode`` (``"ansi"``, ``"human"``), ``summary_infos`` (infos are empty
+``illegal_penalty``, ``render_mode`` (``"ansi"``, ``"human"``, or ``"rgb_array"``: a picture for
+``gymnasium.wrappers.RecordVideo``, :mod:`ckc_env.picture`, the ``render`` extra), ``render_seat``
+(whose view ``"rgb_array"`` draws: ``"learner"`` by default, the learner's information set; None,
+the spectator's public view; or a seat), ``summary_infos`` (infos are empty
 by default; with True they hold ``seat`` and ``num_players`` at every step, the round's summary
 and the learner's own chips when a round ended, ``final``, ``is_winner`` and ``win_share`` at the
 game's end, each key always of one type), ``trust_checkpoint`` (let
@@ -43,16 +46,16 @@ from ..agents.base import Agent
 from ..engine.actions import N_ACTIONS
 from ..observation import ENV_VERSION, LAYOUTS
 from ..players.specs import PlayerSpec
-from ..render import check_render_mode, render
+from ..render import RENDER_FPS, RENDER_MODES, check_render_mode, check_render_seat, render
 from ..seeding import derive_seed
-from ..table import options
+from ..table import illegal, options, rewards
 from ..table.scalar import Table
 
 OpponentSpec = PlayerSpec | Agent
 
 
 class CheckpointCharlieSingleAgent(gymnasium.Env):
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012 (gymnasium's convention)
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": RENDER_FPS}  # noqa: RUF012 (gymnasium's convention)
 
     def __init__(
         self,
@@ -60,21 +63,23 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         learner_seat: int | str = "random",
         belief_features: bool | str = False,
         reward: str = "points",
-        illegal_penalty: float = -1.0,
+        illegal_penalty: float = illegal.PENALTY,
         render_mode: str | None = None,
+        render_seat: int | str | None = "learner",
         trust_checkpoint: bool = False,
         num_players: int | Sequence[int] = 5,
         summary_infos: bool = False,
         **rules: Any,
     ) -> None:
         self.summary_infos = options.flag("summary_infos", summary_infos)
-        self.reward = options.reward(reward)
+        scheme = rewards.scheme(reward)
+        self.reward = scheme.name
         self.counts = options.player_counts(num_players)
         options.belief_features(belief_features)
         check_render_mode(render_mode)
         layout = LAYOUTS[ENV_VERSION][belief_features]
         configs = options.game_configs(rules, self.counts)
-        self._tables = {n: Table(config, layout, reward) for n, config in configs.items()}
+        self._tables = {n: Table(config, layout, scheme) for n, config in configs.items()}
         self.table = self._tables[self.counts[0]]
         self.opponent_specs = options.opponents_by_count(opponents, self.counts)
         self._players = {  # every spec checked and loaded once
@@ -85,6 +90,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         self.trust_checkpoint = trust_checkpoint
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
+        self.render_seat = check_render_seat(render_seat, self.counts[0], also=("learner",))
         low, high = layout.bounds()
         self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
@@ -128,12 +134,7 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
             legal = False
         if not legal:  # the episode ends with the penalty; the game is left as it was
             self._done = True
-            info = {
-                **self._info(),
-                "illegal_action": True,
-                "action": action,
-                "legal_actions": table.legal_actions(),
-            }
+            info = {**self._info(), **illegal.info(action, table.legal_actions())}
             return self._observation(), self.illegal_penalty, True, False, info
         gained = table.apply(int(action))
         reward = self._pending + (gained[self.seat] if gained is not None else 0.0) + self._play_others()
@@ -145,8 +146,9 @@ class CheckpointCharlieSingleAgent(gymnasium.Env):
         """The learner's legal actions (all False once the game is over)."""
         return self.table.action_mask(self.seat).astype(bool)
 
-    def render(self) -> str | None:
-        return render(self.table.game, self.render_mode)
+    def render(self) -> str | np.ndarray | None:
+        seat = self.seat if self.render_seat == "learner" else self.render_seat
+        return render(self.table.game, self.render_mode, seat)
 
     # ------------------------------------------------------------------ internals
     def _play_others(self) -> float:
