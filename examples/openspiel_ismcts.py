@@ -13,7 +13,16 @@ against ckc_env's ``random`` player. Needs the ``openspiel`` extra (``pip instal
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+
+from ckc_env import cli
+
+try:  # without the extra: its name and the command that installs it, exit status 2
+    cli.need_extra("openspiel", "pyspiel", "open_spiel")
+except ValueError as exc:
+    print(f"openspiel_ismcts.py: {exc}", file=sys.stderr)
+    sys.exit(2)
 
 import numpy as np
 import pyspiel

@@ -11,7 +11,16 @@ TensorBoard, ``--resume``, clusters).
 
 from __future__ import annotations
 
+import sys
 import tempfile
+
+from ckc_env import cli
+
+try:  # without the extra: its name and the command that installs it, exit status 2
+    cli.need_extra("rllib", "ray", "torch")
+except ValueError as exc:
+    print(f"rllib_ppo.py: {exc}", file=sys.stderr)
+    sys.exit(2)
 
 import ray
 

@@ -10,6 +10,16 @@ PPO) to train it. Needs the ``tianshou`` extra: ``pip install -e ".[tianshou]"``
 
 from __future__ import annotations
 
+import sys
+
+from ckc_env import cli
+
+try:  # without the extra: its name and the command that installs it, exit status 2
+    cli.need_extra("tianshou", "torch", "tianshou")
+except ValueError as exc:
+    print(f"tianshou_random.py: {exc}", file=sys.stderr)
+    sys.exit(2)
+
 import numpy as np
 from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
 from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm

@@ -54,7 +54,8 @@ if __name__ == "__main__":
 )
 def test_sb3_make_vec_env_with_the_registered_id(tmp_path, env_id, vec_env):
     """A user's script as SB3's docs write it: make_vec_env asks for render_mode="rgb_array" first
-    and retries without it on a TypeError; its subprocess workers find the id registered."""
+    (the view draws pictures with the render extra; without Pillow the refusal is a TypeError and it
+    retries without a render mode); its subprocess workers find the id registered."""
     pytest.importorskip("stable_baselines3")
     script = tmp_path / "train_sb3.py"
     script.write_text(SB3_SCRIPT.format(env_id=env_id, vec_env=vec_env))
@@ -64,8 +65,8 @@ def test_sb3_make_vec_env_with_the_registered_id(tmp_path, env_id, vec_env):
 
 
 def test_unsupported_render_mode_is_a_value_error_and_a_type_error():
-    with pytest.raises(ValueError, match=r"render_mode='rgb_array'.*'ansi', 'human'") as info:
-        ckc_env.env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match=r"render_mode='depth_array'.*'ansi', 'human', 'rgb_array'") as info:
+        ckc_env.env(render_mode="depth_array")
     assert isinstance(info.value, TypeError)
 
 
@@ -117,3 +118,12 @@ def test_torchrl_pettingzoo_wrapper_and_check_env_specs():
     with legal actions only (examples/torchrl_rollout.py)."""
     pytest.importorskip("torchrl")
     assert _example("torchrl_rollout")["rollout_games"](num_players=3, steps=60) >= 1
+
+
+def test_torchrl_collector_with_the_masked_random_policy_takes_legal_actions_only():
+    """A TorchRL Collector with policy=None samples from a copy of the spec without the masks
+    (illegal actions, each ending its game); the example's masked random policy reads the action
+    mask: no illegal action, whole games played (examples/torchrl_rollout.py, the README's TorchRL part)."""
+    pytest.importorskip("torchrl")
+    games, illegal = _example("torchrl_rollout")["collect_games"](num_players=3, frames=300)
+    assert illegal == 0 and games >= 1

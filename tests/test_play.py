@@ -11,9 +11,12 @@ import pytest
 from rich.console import Console
 
 from ckc_env import GameConfig
+from ckc_env.agents import REGISTRY, make_agent
+from ckc_env.engine import scoring
 from ckc_env.engine.cards import cat_name
+from ckc_env.engine.view import PlayerView
 from ckc_env.terminal import play
-from ckc_env.terminal.human import cat_from_text
+from ckc_env.terminal.human import PlayerQuitError, cat_from_text, next_drawer, points_text
 from ckc_env.terminal.replay import Replay
 
 
@@ -240,3 +243,141 @@ def test_the_console_command_with_a_person_who_quits_or_whose_input_ends(tmp_pat
         assert done.returncode == 1, done.stderr
         assert "Traceback" not in done.stderr and "Game left after" in done.stdout
     assert len(list((tmp_path / "replays").glob("seed*.json"))) == 2
+
+
+def _adler_game(tmp_path, seed: int) -> tuple[str, Replay]:
+    """A Cafe Adler game of a Person at seat 0 against eager and random: the screen and the replay."""
+    screen = console()
+    rules, path = tmp_path / "adler.yaml", tmp_path / f"adler{seed}.json"
+    rules.write_text(json.dumps({"cafe_adler": True}))
+    argv = ["--seat", "0", "--opponents", "eager", "random", "--seed", str(seed), "--rules", str(rules)]
+    assert play.main([*argv, "--save-replay", str(path)], console=screen, ask=Person(screen)) == 0
+    return screen.file.getvalue(), Replay.load(path)
+
+
+def _adler_chips_received(replay: Replay, seat: int) -> list[int]:
+    """The rounds (1-based) whose scoring gave ``seat`` a hidden Cafe Adler chip."""
+    rounds, held, last_round = [], 0, 0
+    for _, state in replay.states():
+        now = len(scoring.hidden_adler_chips(state, seat))
+        if now > held:
+            rounds.append(last_round + 1 if not state.game_over else len(state.summaries))
+        held, last_round = now, state.round_index
+    return rounds
+
+
+def test_a_cafe_adler_chip_is_announced_when_it_is_received(tmp_path):
+    """Only its holder knows a chip is a Cafe Adler chip (RULES.md 8): the person is told at the
+    scoring that hands it out, also when no swap is possible then (nobody else holds that colour),
+    and the seat table marks it."""
+    unoffered = 0
+    for seed in (11, 15):  # games in which the person takes a Cafe Adler chip no swap is possible for
+        text, replay = _adler_game(tmp_path, seed)
+        received = _adler_chips_received(replay, 0)
+        assert received and text.count("You took a hidden Cafe Adler chip") == len(received)
+        for round_ in received:
+            scoring_block = text.split(f"End of round {round_}:")[1].split("End of round")[0].split("─ round")[0]
+            assert "You took a hidden Cafe Adler chip (" in scoring_block
+            unoffered += "Cafe Adler: keep your hidden" not in scoring_block
+        assert "(hidden Cafe Adler: " in text
+    assert unoffered  # the case a person had no other way to learn of
+
+
+def test_the_player_who_draws_next_is_marked():
+    """ "(draws next)" marks the player who draws the next card: the drawer's neighbour after a cat,
+    the drawer again after an investigator card, the first player before the round's first card,
+    nobody once the deck is empty or the round is being scored."""
+    checked = 0
+    for players, seed in ((3, 1), (4, 2), (5, 3)):
+        config = GameConfig(num_players=players, cafe_adler=True, clue_face="choose")
+        agents = [make_agent("random", seed=seed + s) for s in range(players)]
+        replay = play.play_game(config, agents, seed, ["random"] * players)
+        predicted = []
+        for _, state in replay.states():
+            if not state.game_over:
+                view = PlayerView(state, state.current_seat)
+                predicted.append((state.round_index, len(state.card_order), next_drawer(view), state.phase))
+        summaries = state.summaries
+        for round_index, drawn, drawer, _phase in predicted:
+            cards = summaries[round_index]["cards"]
+            if drawn < len(cards):  # a card was drawn after this decision, in the same round
+                assert drawer == cards[drawn][0]
+                checked += 1
+            elif drawer is not None:  # no card after it: only an accusation that ended the round
+                assert any(r["cards_drawn"] == drawn for r in summaries[round_index]["accusations"])
+    assert checked > 50
+
+
+def test_the_seat_table_marks_who_draws_next(tmp_path):
+    """On screen: in the window after player_k drew a cat, "(draws next)" marks player_k+1."""
+    screen = console()
+    argv = ["--seat", "0", "--opponents", "random", "--players", "3", "--seed", "4"]
+    play.main([*argv, "--save-replay", str(tmp_path / "r")], console=screen, ask=Person(screen))
+    text = screen.file.getvalue()
+    assert "(draws)" not in text
+    windows = re.findall(
+        r"^│ player_(\d)[^│\n]*\(draws next\).*\n(?:│.*\n)*└.*\nAccusation window: player_(\d) drew \d+:", text, re.M
+    )
+    assert windows and all(int(marked) == (int(drawer) + 1) % 3 for marked, drawer in windows)
+
+
+def test_points_are_singular_or_plural(tmp_path):
+    assert [points_text(n) for n in (-2, -1, 0, 1, 2, 10)] == [
+        "-2 points",
+        "-1 point",
+        "0 points",
+        "1 point",
+        "2 points",
+        "10 points",
+    ]
+    text, _ = _adler_game(tmp_path, 11)
+    assert not re.search(r"(?<!\d)1 points", text)
+
+
+def _pausing_person(screen: Console, at_pause: list[str]) -> tuple[Person, list[str]]:
+    """A Person who, at each "Enter: next round", types the next of ``at_pause`` (then Enter alone)."""
+    person, prompts = Person(screen), []
+
+    def ask(prompt: str) -> str:
+        if "Enter: next round" not in prompt:
+            return person(prompt)
+        prompts.append(prompt)
+        screen.print(prompt, end="")
+        answer = at_pause.pop(0) if at_pause else ""
+        screen.print(answer)
+        return answer
+
+    return ask, prompts
+
+
+def test_text_typed_at_the_pause_between_rounds_is_not_lost(tmp_path):
+    """What a person types at "Enter: next round" answers the next question (shown there), as text
+    typed ahead in a terminal does; "quit" there leaves the game."""
+    config = GameConfig(num_players=3)
+    screen = console()
+    ask, prompts = _pausing_person(screen, ["?", "t"])
+    opponents = ["random", "random"]
+    replay = play.play_human(config, 0, opponents, 4, screen, ask, tmp_path / "game.json", pause=True)
+    text = screen.file.getvalue()
+    assert replay.finished and len(prompts) >= 2
+    assert text.count(" > ? (typed at the pause)") == 1 and text.count(" > t (typed at the pause)") == 1
+    after = text.split(" > ? (typed at the pause)")[1]
+    assert after.lstrip().startswith("How to answer")  # the help, then the question again
+    screen = console()
+    ask, _ = _pausing_person(screen, ["quit"])
+    with pytest.raises(PlayerQuitError):
+        play.play_human(config, 0, opponents, 4, screen, ask, tmp_path / "left.json", pause=True)
+    left = Replay.load(tmp_path / "left.json")
+    assert not left.finished and "Game left after" in screen.file.getvalue()
+    assert "─ round 2 ─" not in screen.file.getvalue().split("Enter: next round")[1]  # left at once
+
+
+def test_the_help_names_every_registered_agent():
+    """The player specs in ckc-play's help come from the registry (bayes_v3 and rollout included)."""
+    text = play.build_parser().format_help()
+    epilog = text.split("Players are specs")[1]
+    options = text.split("options:")[1]
+    opponents = " ".join(options.split("--opponents PLAYER")[1].split("--players")[0].split())
+    for name in REGISTRY:
+        assert name in epilog.split("NAME:KEY=VALUE")[0] and name in opponents, name
+    assert "AGENT_NAMES" not in text

@@ -1,6 +1,7 @@
 """ckc-plot and ckc-evaluate --plot: pictures of win rates with intervals and of training runs."""
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,10 @@ def test_evaluate_plot(tmp_path):
         ]
     )
     assert out.read_bytes().startswith(PNG)
+
+
+def test_without_matplotlib_the_plot_extra_is_named_as_every_extra_is(monkeypatch):
+    """The message every missing extra gives (ckc_env.cli.need_extra): in a clone, pip install -e."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    with pytest.raises(ValueError, match=r'the plot extra \(matplotlib not installed\): pip install -e "\.\[plot\]"'):
+        plots._pyplot()

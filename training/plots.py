@@ -6,9 +6,10 @@
     ckc-plot run runs/quick_seed0 --reference docs/results/passive_vs_random.json --out docs/quick_seed0.png
     ckc-evaluate --lineup ... --plot lineup.png    # the tournament just played
 
-(``ckc-plot`` is ``python -m ckc_env.training.plots``.) Needs matplotlib: ``pip install
-"ckc-env[plot]"``. Every interval drawn is the one in the file: Wilson's 95% interval for win
-rates (:class:`ckc_env.evaluation.tournament.Stat`); the dashed line is a seat's fair share, 1/n.
+(``ckc-plot`` is ``python -m ckc_env.training.plots``.) Needs matplotlib, the ``plot`` extra:
+``pip install -e ".[plot]"`` in a checkout. Every interval drawn is the one in the file: Wilson's
+95% interval for win rates (:class:`ckc_env.evaluation.statistics.Stat`); the dashed line is a
+seat's fair share, 1/n.
 """
 
 from __future__ import annotations
@@ -19,15 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from ckc_env import cli
-from ckc_env.evaluation.tournament import wilson
+from ckc_env.config import PLAYER_COUNTS
+from ckc_env.evaluation.statistics import wilson
 from ckc_env.files import read_json, read_yaml
 
 
 def _pyplot():
-    try:
-        import matplotlib
-    except ImportError:
-        raise ValueError('plots need matplotlib: pip install "ckc-env[plot]" (or pip install matplotlib)') from None
+    cli.need_extra("plot", "matplotlib")  # the message every extra gives: pip install -e ".[plot]" ...
+    import matplotlib
+
     matplotlib.use("Agg")  # files only, no window
     import matplotlib.pyplot as plt
 
@@ -149,7 +150,7 @@ def _num_players(run_dir: Path) -> int | None:
     data = read_yaml(config, "run config") or {}
     game = data.get("game") if isinstance(data, dict) else None
     count = (game if isinstance(game, dict) else {}).get("num_players", 5)
-    return count if count in (3, 4, 5) else None  # a list of counts: no single fair share
+    return count if count in PLAYER_COUNTS else None  # a list of counts: no single fair share
 
 
 def _save(figure: Any, out: str | Path) -> Path:

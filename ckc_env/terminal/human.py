@@ -12,7 +12,8 @@ Choices are typed: a cat by name (``HsTnG``: one letter per feature in the order
 capital for hat / sunglasses / trench coat / newspaper / grey fur, lower case for the other value)
 or by number (0-31), ``pass``, ``keep``, ``swap 3`` (with player 3), ``a`` / ``b`` for a clue face,
 ``table``, ``help``, ``quit``. A typo or an illegal choice gets a message saying why and the
-choices that are legal, and the question again.
+choices that are legal, and the question again. Text typed at the pause between two rounds
+(:meth:`HumanAgent.pause`) is not dropped: it answers the next question, as if typed there.
 
 Rendering uses rich; input comes from a callable (``Console.input`` by default), so a test can
 script a whole game.
@@ -43,10 +44,13 @@ from ..engine.actions import (
     WINDOW,
 )
 from ..engine.cards import FEATURE_LETTERS, FEATURES, INVESTIGATOR, N_CATS, cat_name, cats_in, clue_name
+from ..engine.chips import ADLER
+from ..engine.state import CHOOSING_FACES, DRAWING, IN_WINDOW
 from ..engine.view import PlayerView
 from ..files import printable
 
 COLOUR_STYLE = {"gold": "bold yellow", "white": "bold white", "black": "bold bright_black"}
+QUIT = ("q", "quit", "exit")
 HELP = f"""[bold]How to answer[/]
   a cat by name    five letters in the order {" ".join(FEATURE_LETTERS)}: capital for {", ".join(f[1] for f in FEATURES)};
                    lower case for {", ".join(f[2] for f in FEATURES)}. Example: HsTnG = hat, no sunglasses,
@@ -84,6 +88,7 @@ class HumanAgent(Agent):
         self.ask = ask or self.console.input
         self.labels: list[str] = []
         self.final_chips: list[list[int]] | None = None  # every seat's chip values, once the game is over
+        self.typed_ahead: list[str] = []  # text typed at a pause: the answers to the next questions
 
     def reset(self, seat: int, config: GameConfig) -> None:
         super().reset(seat, config)
@@ -91,6 +96,8 @@ class HumanAgent(Agent):
         self._scored = 0  # the round whose hand-out was shown before the Cafe Adler decisions
         self._cards_seen = 0
         self._accusations_seen = 0
+        self._adler_held = [0, 0, 0]  # hidden Cafe Adler chips by colour, as last announced
+        self.typed_ahead = []
 
     # ------------------------------------------------------------------ deciding
     def act(self, view: PlayerView, observation: Any = None) -> int:
@@ -98,8 +105,13 @@ class HumanAgent(Agent):
         self.show_table(view)
         legal = view.legal_actions()
         while True:
-            text = self.ask(f"[bold]player_{self.seat}[/] {_question(view)} > ").strip()
-            if text.lower() in ("q", "quit", "exit"):
+            prompt = f"[bold]player_{self.seat}[/] {_question(view)} > "
+            if self.typed_ahead:  # typed at the pause before this question: shown as its answer
+                text = self.typed_ahead.pop(0)
+                self.console.print(f"{prompt}{escape(text)} [dim](typed at the pause)[/]")
+            else:
+                text = self.ask(prompt).strip()
+            if text.lower() in QUIT:
                 raise PlayerQuitError
             if text.lower() in ("?", "h", "help"):
                 self.console.print(HELP)
@@ -116,6 +128,16 @@ class HumanAgent(Agent):
                 self.console.print(f"[red]{escape(repr(text))} is not legal now[/]; legal now: {legal_text(view)}")
                 continue
             return choice
+
+    def pause(self, prompt: str = "[dim]Enter: next round[/] ") -> None:
+        """Wait for Enter (the round's end stays on screen). Text typed here is kept: ``quit`` leaves
+        the game, anything else answers the next question (a person who types the answer before
+        the question loses nothing)."""
+        text = self.ask(prompt).strip()
+        if text.lower() in QUIT:
+            raise PlayerQuitError
+        if text:
+            self.typed_ahead.append(text)
 
     # ------------------------------------------------------------------ showing
     def show_news(self, view: PlayerView) -> None:
@@ -147,6 +169,7 @@ class HumanAgent(Agent):
         scoring was shown before the Cafe Adler decisions shows only what followed it."""
         if self._scored == summary["round"]:  # the hand-out was shown before the Cafe Adler decisions
             self.console.print(round_end_text(summary, view, self.seat, self.labels, self.final_chips))
+            self.show_adler_chips(view)
             self._round = summary["round"] - 1
             return
         if self._round != summary["round"] - 1:  # a round without a decision of this seat
@@ -163,10 +186,21 @@ class HumanAgent(Agent):
         if before_swaps:
             self._scored = summary["round"]
             self.console.print(scoring_text(summary, self.seat))
+            self.show_adler_chips(view)
             self._cards_seen, self._accusations_seen = len(summary["cards"]), len(summary["accusations"])
             return
         self.console.print(round_text(summary, view, self.seat, self.labels, self.final_chips))
+        self.show_adler_chips(view)
         self._round = summary["round"] - 1  # the next decision opens the next round
+
+    def show_adler_chips(self, view: PlayerView) -> None:
+        """Announce each hidden Cafe Adler chip this seat has received since the last announcement
+        (RULES.md 8): its holder alone knows it, and may swap it at this or any later scoring, so
+        the person learns of it when it arrives, not only when a swap becomes possible."""
+        held = view.own_hidden_adler_counts()
+        for line in adler_text(view, self._adler_held, held):
+            self.console.print(line)
+        self._adler_held = held
 
 
 # ---------------------------------------------------------------------- reading a choice
@@ -264,11 +298,12 @@ def seat_table(view: PlayerView, seat: int, labels: list[str] | None = None) -> 
     for column in ("player", "clue", "chips", "row (accused*)", "discards", "accused"):
         table.add_column(column, overflow="fold")
     exposed = view.exposed_clues
+    drawing = next_drawer(view)
     for s in range(view.num_players):
         name = f"player_{s}" + (f" ({shown(labels[s])})" if labels and s != seat else "")
         tags = []
-        if s == view.drawer and not view.game_over:
-            tags.append("draws")
+        if s == drawing:
+            tags.append("draws next")
         if s == view.stasi_card:
             tags.append("Stasi card")
         if s == seat:
@@ -287,6 +322,43 @@ def seat_table(view: PlayerView, seat: int, labels: list[str] | None = None) -> 
             f"{accused}:{cat_name(accused)}" if accused >= 0 else "",
         )
     return table
+
+
+def next_drawer(view: PlayerView) -> int | None:
+    """The player who draws the next card (if the round goes on), or None when no card is to be
+    drawn: the deck is empty, or the round is being scored. After an investigator card its drawer
+    draws again (RULES.md 4); before the round's first card, the first player draws."""
+    if view.phase not in (CHOOSING_FACES, DRAWING, IN_WINDOW) or view.deck_size == 0:
+        return None
+    if view.last_drawer < 0 or view.last_card == INVESTIGATOR:
+        return view.drawer
+    return (view.drawer + 1) % view.num_players
+
+
+def points_text(points: int) -> str:
+    """``1 point``, ``-1 point``, ``0 points``, ``7 points``."""
+    return f"{points} point" + ("" if abs(points) == 1 else "s")
+
+
+def adler_text(view: PlayerView, before: list[int], now: list[int]) -> list[str]:
+    """A line for each hidden Cafe Adler chip of this seat that ``now`` (by colour) counts and
+    ``before`` did not."""
+    pool = view.pool
+    lines = []
+    for colour, (old, new) in enumerate(zip(before, now, strict=True)):
+        if new <= old:
+            continue
+        value = next(pool.points[c] for c in view.own_chips if pool.kind[c] == ADLER and pool.colour[c] == colour)
+        name = COLOURS[colour]
+        chips = "a hidden Cafe Adler chip" if new - old == 1 else f"{new - old} hidden Cafe Adler chips"
+        line = f"[bold]You took {chips}[/] ([{COLOUR_STYLE[name]}]{name}[/], worth {value:+d}; only you know it)"
+        if not view.game_over:
+            line += (
+                f": at the end of this round's scoring or of any later one, you may swap it blind for a {name} "
+                f"chip of another player (offered whenever another player holds a {name} chip that can be taken)"
+            )
+        lines.append(line)
+    return lines
 
 
 def supply_text(counts: list[int]) -> str:
@@ -308,6 +380,10 @@ def _chips_text(view: PlayerView, seat: int, own: bool) -> str:
         colours = [COLOURS[view.pool.colour[chip]] for chip in view.own_chips]
         text += " = " + " ".join(f"[{COLOUR_STYLE[c]}]{v:+d}[/]" for c, v in zip(colours, values, strict=True))
         text += f" = {view.own_points} pts"
+        hidden = view.own_hidden_adler_counts()
+        if any(hidden):  # only this seat knows them (RULES.md 8)
+            kinds = ", ".join(COLOURS[c] + (f" x{hidden[c]}" if hidden[c] > 1 else "") for c in range(3) if hidden[c])
+            text += f" (hidden Cafe Adler: {kinds})"
     return text
 
 
@@ -449,7 +525,7 @@ def round_end_text(
     lines.append(f"  chips by colour: {colours}")
     lines.append(f"  {supply_text(summary['supply'])}")
     values = " ".join(f"{v:+d}" for v in view.own_chip_values)
-    lines.append(f"  your chips: {values or 'none'} = {view.own_points} points")
+    lines.append(f"  your chips: {values or 'none'} = {points_text(view.own_points)}")
     if summary["game_over"]:
         lines.append(final_text(summary, labels, final_chips, seat))
     return "\n".join(lines)
@@ -485,7 +561,7 @@ def final_text(
             chips = " ".join(f"{v:+d}" for v in final_chips[s]) or "no chips"
             chips = f"{chips} = "
         mark = "  [bold green]wins[/]" if s in summary["winners"] else ""
-        lines.append(f"  {name}: {chips}{summary['totals'][s]} points, {summary['gold'][s]} gold{mark}")
+        lines.append(f"  {name}: {chips}{points_text(summary['totals'][s])}, {summary['gold'][s]} gold{mark}")
     winners = [_who(s, seat, labels) for s in summary["winners"]]
     verb = "wins" if len(winners) == 1 else "share the win"
     lines.append(f"  {' and '.join(winners)} {verb}" + (" (tied on points and gold)" if len(winners) > 1 else ""))
