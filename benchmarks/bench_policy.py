@@ -1,4 +1,4 @@
-"""Policy inference: the shipped agent's safe file in NumPy against its stable-baselines3 policy in torch.
+"""Policy inference: ppo_5p_distilled's safe file in NumPy against its stable-baselines3 policy in torch.
 
 Both compute the action logits of the same observations (uniform within the layout's bounds): one
 row at a time, as a player decides in a tournament, and in batches, as a batched engine would ask.

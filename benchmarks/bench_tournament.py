@@ -6,7 +6,7 @@ once with ``engine="batched"`` (every game at once, each player deciding for all
 is to act in one call; a checkpoint in one forward pass). Repeats go round-robin; the ratio is the
 median over repeats of the batched rate over the scalar rate of the same round.
 
-    python benchmarks/bench_tournament.py                       # bayes_v1 x 5, and the shipped agent with 4 bayes_v1
+    python benchmarks/bench_tournament.py                       # bayes_v1 x 5, and ppo_5p_distilled with 4 bayes_v1
     python benchmarks/bench_tournament.py --repeats 5 --json docs/results/bench_tournament.json
 """
 

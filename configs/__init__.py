@@ -8,8 +8,9 @@
 | kind | presets |
 |---|---|
 | ``rules`` | ``base``, ``stasi``, ``adler``, ``both`` (every [option] of RULES.md at its default, the variants on or off) |
-| ``train`` | ``quick`` (minutes), ``full`` (the shipped agent), ``attempts/...`` (what was tried) |
+| ``train`` | ``quick`` (minutes), ``all_counts`` (the all-counts agent), ``full`` (the first shipped agent, 5 players), ``attempts/...`` (what was tried) |
 | ``rllib`` | ``ckc-rllib-train`` configs: ``vs_random``, ``vs_bayes``, ``self_play``, ``smoke`` (one iteration, for CI) |
+| ``pipelines`` | ``ckc-train-pipeline`` files: ``strongest`` (the strongest shipped agent from scratch, five chained runs) |
 
 A name that is not a preset is taken as a path to a YAML file of one's own.
 """
@@ -19,11 +20,11 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-KINDS = ("rules", "train", "rllib")
+KINDS = ("rules", "train", "rllib", "pipelines")
 
 
 def names(kind: str) -> list[str]:
-    """The presets of a kind (``"rules"``, ``"train"`` or ``"rllib"``), as names without ``.yaml``."""
+    """The presets of a kind (``"rules"``, ``"train"``, ``"rllib"`` or ``"pipelines"``), as names without ``.yaml``."""
     root = _folder(kind)
     return sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.yaml"))
 

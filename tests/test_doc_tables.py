@@ -7,6 +7,10 @@ table. A table in the evaluator's own format (``| player | win rate | ...`` or `
 (numbers with two or more decimals) must each be a number of its files (a mean, an interval bound,
 a half-width), at the precision printed (and a table of the bayes_v1 parameter search, each row of its log). So a figure cannot go stale without this test failing, and
 regenerating a result means regenerating its table (the command is above each table).
+
+Two more ties: figures quoted in the text (``QUOTES``: the sentence, its result file, the figures
+formatted from it) must be their file's, and (``-m slow``) a sample of the docs' own ``ckc-evaluate``
+commands (``RERUN``), run again as printed, must give their committed result files exactly.
 """
 
 import json
@@ -105,3 +109,152 @@ def test_an_evaluator_table_is_what_the_evaluator_prints():
     assert lead.startswith(lineup.lead()["first"])
     ranking = round_robin(["random", "passive", "eager", "bayes_v1"], 3, games=8, seed=1, workers=1)
     assert ranking.ranking().endswith(markdown_table(json.loads(json.dumps(ranking.to_json()))))
+
+
+# ---------------------------------------------------------------------------------------------- commands
+COMMAND = re.compile(r"^(?:OPENBLAS_NUM_THREADS=1 )?(ckc-evaluate .*?--out (docs/results/\S+).*?)(?:\s+#.*)?$")
+INLINE = re.compile(r"`(ckc-evaluate [^`]*?--out (docs/results/[^`\s]+)[^`]*)`")
+
+
+def doc_commands() -> dict[str, list[str]]:
+    """The ``ckc-evaluate`` commands the docs print, by the result file they write (``--out`` without
+    its suffix): every line of a code block, and every command quoted inline in the text (lines
+    joined). Loops and variables (``$n``) are left out: a sample names plain commands."""
+    import shlex
+
+    found: dict[str, list[str]] = {}
+    for doc in DOCS:
+        text = (ROOT / doc).read_text()
+        candidates = [m.groups() for line in text.splitlines() if (m := COMMAND.match(line.strip()))]
+        candidates += [(" ".join(c.split()), out) for c, out in INLINE.findall(text)]
+        for command, out in candidates:
+            if "$" not in command:
+                found[out] = shlex.split(command)[1:]
+    return found
+
+
+# A sample of the docs' commands, cheap ones (batched, a few thousand games): each is run as the docs
+# print it and must give its committed result file exactly, every number. A scripted lineup (a few
+# seconds: in the default run), agent files at a table, paired comparisons (-m slow: about a minute).
+RERUN = [
+    "docs/results/cheater_vs_bayes_5p",
+    pytest.param("docs/results/ppo_5p_vector_vs_bayes_seed2027", marks=pytest.mark.slow),
+    pytest.param("docs/results/attempts/finetune_all_counts_vs_start_bayes_v1_5p", marks=pytest.mark.slow),
+    pytest.param("docs/results/bayes_v3_vs_bayes_v2_at_bayes_v1_4p", marks=pytest.mark.slow),
+]
+
+
+def test_the_commands_rerun_are_the_docs_commands():
+    commands = doc_commands()
+    assert len(commands) >= 50
+    for out in [getattr(case, "values", [case])[0] for case in RERUN]:
+        assert out in commands, f"{out}: no ckc-evaluate command in the docs writes it"
+
+
+@pytest.mark.parametrize("out", RERUN)
+def test_a_committed_command_gives_its_committed_result_file(out, tmp_path):
+    """The command the docs print beside a table, run again, gives its result file exactly (the JSON,
+    and the CSV where one is committed): a change that moves a figure cannot pass unnoticed."""
+    from ckc_env.training import evaluate
+
+    argv = doc_commands()[out]
+    at = argv.index("--out")
+    argv[at + 1] = str(tmp_path / "result")
+    evaluate.main(argv)
+    assert json.loads((tmp_path / "result.json").read_text()) == json.loads((ROOT / f"{out}.json").read_text()), (
+        f"{out}.json is not what its command gives now: re-run it, and its tables (tests above) follow"
+    )
+    if (ROOT / f"{out}.csv").is_file():
+        assert (tmp_path / "result.csv").read_text() == (ROOT / f"{out}.csv").read_text()
+
+
+# ---------------------------------------------------------------------------------------------- prose
+def rate(stat: dict) -> str:
+    """A rate as the docs quote it: ``mean [low, high]``."""
+    return f"{stat['mean']:.3f} [{stat['ci95'][0]:.3f}, {stat['ci95'][1]:.3f}]"
+
+
+def paired(stat: dict) -> str:
+    """A paired difference as the docs quote it: ``+mean ± half-width``."""
+    return f"{stat['mean']:+.3f} ± {(stat['ci95'][1] - stat['ci95'][0]) / 2:.3f}"
+
+
+def ladder_rate(result: dict, player: str) -> str:
+    """A player's pooled win rate in a round robin, as the docs quote it."""
+    return f"{result['pooled'][result['players'].index(player)]['win']['mean']:.3f}"
+
+
+# Figures quoted in prose, each with the result file it comes from: (doc, the sentence with {} for
+# the figures, the file, a function of the file giving the figures). The doc's text is compared with
+# its line breaks as spaces.
+STRONGEST = "checkpoints/ppo_all_counts_mixed_34p"
+QUOTES = [
+    *[
+        (
+            doc,
+            "at 3 players ahead of bayes_v2 ({} against {}) with their intervals overlapping",
+            "docs/results/ladder_3p.json",
+            lambda r: [ladder_rate(r, STRONGEST), ladder_rate(r, "bayes_v2")],
+        )
+        for doc in ("README.md", "docs/baselines.md")
+    ],
+    (
+        "README.md",
+        "against four bayes_v1 the cheater wins {} of 5-player games",
+        "docs/results/cheater_vs_bayes_5p.json",
+        lambda r: [rate(r["players"][0]["win"])],
+    ),
+    (
+        "docs/baselines.md",
+        "the cheater against four bayes_v1 (5 players, 2000 games) wins {} where a fifth seat's share is 0.2",
+        "docs/results/cheater_vs_bayes_5p.json",
+        lambda r: [rate(r["players"][0]["win"])],
+    ),
+    (
+        "README.md",
+        "`ppo_all_counts_mixed_34p` wins {} against two bayes_v2",
+        "docs/results/mixed_34p_vs_bayes_v2_3p_seed9800.json",
+        lambda r: [rate(r["players"][0]["win"])],
+    ),
+    (
+        "README.md",
+        "bayes_v2 in its seat on the same deals wins {} on seed 9800: the agent's edge over bayes_v2 itself is {}",
+        "docs/results/mixed_34p_vs_bayes_v2_3p_seed9800.json",
+        lambda r: [rate(r["players"][1]["win"]), paired(r["difference"]["win"])],
+    ),
+    (
+        "README.md",
+        "wins {} against three bayes_v2 ({} over bayes_v2 in its seat, 4008 games",
+        "docs/results/bayes_v3_vs_bayes_v2_4p.json",
+        lambda r: [rate(r["players"][0]["win"]), paired(r["difference"]["win"])],
+    ),
+    (
+        "docs/baselines.md",
+        "at 4 {}, which puts it above bayes_v2's own tables",
+        "docs/results/bayes_v3_vs_bayes_v2_4p.json",
+        lambda r: [paired(r["difference"]["win"])],
+    ),
+    (
+        "README.md",
+        "Against four bayes_v1 it wins {}. Against its cloned start, `ppo_all_counts`",
+        "docs/results/mixed_34p_vs_bayes_v1_5p_seed9009.json",
+        lambda r: [rate(r["players"][0]["win"])],
+    ),
+    (
+        "README.md",
+        "it wins {} against four bayes_v1 at 5 players, {} over the agent it started from",
+        "docs/results/attempts/finetune_all_counts_vs_start_bayes_v1_5p.json",
+        lambda r: [rate(r["players"][0]["win"]), paired(r["difference"]["win"])],
+    ),
+]
+
+
+@pytest.mark.parametrize(("doc", "sentence", "path", "figures"), QUOTES, ids=[f"{q[0]}:{q[2]}" for q in QUOTES])
+def test_a_figure_quoted_in_prose_is_its_result_file(doc, sentence, path, figures):
+    text = " ".join((ROOT / doc).read_text().split())
+    expected = sentence.format(*figures(json.loads((ROOT / path).read_text())))
+    if expected not in text:
+        pattern = re.escape(sentence).replace(r"\{\}", "(.+?)")
+        quoted = re.search(pattern, text)
+        assert quoted, f"{doc}: the sentence {sentence!r} is gone: update QUOTES with the text that quotes {path}"
+        raise AssertionError(f"{doc} quotes {quoted.groups()} where {path} gives {expected!r}")

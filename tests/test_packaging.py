@@ -37,6 +37,7 @@ def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
         "plots",
         "rllib_train",
         "rllib_config",
+        "pipeline",
     ):
         assert f"ckc_env/training/{module}.py" in names, module
     for preset in (
@@ -46,6 +47,7 @@ def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
         "rules/both.yaml",
         "train/quick.yaml",
         "rllib/smoke.yaml",
+        "pipelines/strongest.yaml",
     ):
         assert f"ckc_env/configs/{preset}" in names, preset
     assert not any(name.startswith(("training/", "configs/", "tests/")) for name in names)
@@ -62,6 +64,7 @@ def test_the_wheel_declares_the_console_commands(wheel):
     for command in (
         "ckc-evaluate = ckc_env.training.evaluate:main",
         "ckc-train = ckc_env.training.train:command",
+        "ckc-train-pipeline = ckc_env.training.pipeline:command",
         "ckc-export = ckc_env.training.export:main",
         "ckc-play = ckc_env.terminal.play:main",
         "ckc-plot = ckc_env.training.plots:main",

@@ -28,7 +28,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 
-from ckc_env.training import run_folder, train
+from ckc_env.training import evaluations, run_folder, train
+from cli_helpers import refused
 from test_hostile_files import overflowing_agent
 from test_trust import TRAIN, hostile_zip
 
@@ -54,19 +55,6 @@ def contents(folder: Path) -> dict[str, bytes | str]:
         else:
             out[key] = "folder"
     return out
-
-
-def refused(capsys, call, *words: str) -> str:
-    """Run a command that must end with exit status 2 and a message holding ``words``."""
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as info:
-        call()
-    err = " ".join(capsys.readouterr().err.split())
-    assert info.value.code == 2, err
-    assert "Traceback" not in err
-    for word in words:
-        assert word in err, (word, err)
-    return err
 
 
 def refused_unchanged(capsys, run: Path, argv: list[str], *words: str) -> None:
@@ -269,7 +257,7 @@ def test_a_replacing_run_that_fails_before_it_starts_puts_the_old_run_back(small
     def broken(*args, **kwargs):
         raise InputError("an evaluation player's file changed while the run started")
 
-    monkeypatch.setattr(train, "evaluate", broken)
+    monkeypatch.setattr(evaluations, "evaluate", broken)
     refused(
         capsys,
         lambda: train.main([str(config), "--run-dir", str(small_run), "--force", "--no-progress"]),

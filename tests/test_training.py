@@ -12,7 +12,7 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ckc_env.training import evaluate, rllib_config, train  # noqa: E402
+from ckc_env.training import evaluate, pipeline, rllib_config, train  # noqa: E402
 from ckc_env.training.config import PPO_RANGES, _ppo_arguments, load_config, parse_config  # noqa: E402
 
 from ckc_env import GameConfig  # noqa: E402
@@ -24,6 +24,8 @@ def test_every_config_file_loads(path):
         GameConfig.from_yaml(path)
     elif path.parent.name == "rllib":  # ckc-rllib-train's configs
         assert rllib_config.load_config(path).iterations > 0
+    elif path.parent.name == "pipelines":  # ckc-train-pipeline's files: every stage's config checked
+        assert pipeline.load_pipeline(path)
     else:
         config = load_config(path)
         assert config.total_timesteps > 0

@@ -12,7 +12,7 @@ game: {num_players: 5}       # any GameConfig option (configs/rules/*.yaml keys)
                              # of counts, e.g. [3, 4, 5]: each episode draws one (one policy for every table)
 reward: points               # points | win | margin (own points minus the others' mean)
 belief_features: true        # append the exact beliefs to the observation; "players": also the posterior
-                             # that reads the other players' decisions (ckc_env.agents.bayes_v2);
+                             # that reads the other players' decisions (ckc_env.reading.players_posterior);
                              # "second_order": also the one that reads them as bayes_v3 (init_from may
                              # name a "players" file: the new inputs start with zero weights)
 learner_seat: random         # random | 0..n-1

@@ -40,8 +40,9 @@ from ckc_env.files import InputError, read_json, write_atomic
 from ckc_env.players import loading, specs
 
 from . import run_folder
+from .evaluations import learner_result
 from .rllib_config import RLlibConfig, load_config
-from .train import append_line, learner_result
+from .train import append_line
 
 TRAINER = "ckc-rllib-train"
 """The trainer a run folder's marker names (``ckc-train`` has its own runs)."""

@@ -3,20 +3,21 @@ watch seeded games between them, or replay a game step by step.
 
     ckc-play --seat 0 --opponents bayes_v1 eager random        # you at seat 0 of a 4-player game
     ckc-play --seat 2 --players 5 --rules stasi                # you against four bayes_v1, Stasi variant
-    ckc-play --seat 1 --opponents checkpoints/ppo_5p_distilled bayes_v1 bayes_v1 bayes_v1
+    ckc-play --seat 1 --opponents checkpoints/ppo_all_counts_mixed_34p bayes_v1 bayes_v1 bayes_v1  # the strongest agent
     ckc-play --replay replays/seed123.json                     # a finished game, step by step
+    ckc-play --replay replays/seed123.json --video game.mp4    # ... as a video, the spectator's view (or .gif)
     ckc-play --players 5 --seed 0                              # a game between random players, round by round
     ckc-play --players 4 --rules stasi --render                # ... with the table before every decision
     ckc-play --games 200 --seed 1                              # many games, totals only
 
 (``ckc-play`` is ``python -m ckc_env.terminal.play``.)
 
-Players are specs (:mod:`ckc_env.players.specs`): agent names (``random``, ``passive``, ``eager``,
-``bayes_v1``, ``bayes_v2``, ``cheater``), ``NAME:KEY=VALUE`` for parameters, or checkpoints (safe agent
-files; a stable-baselines3 ``.zip`` loads only with ``--trust-checkpoint``). ``--opponents``
-gives one spec for every other seat or one per other seat in seat order (default: ``bayes_v1``
-with a person at the table, ``random`` otherwise); their count sets the number of players unless
-``--players`` does.
+Players are specs (:mod:`ckc_env.players.specs`): the name of a registered agent
+(:data:`ckc_env.agents.REGISTRY`: AGENT_NAMES),
+``NAME:KEY=VALUE`` for parameters, or checkpoints (safe agent files; a stable-baselines3 ``.zip``
+loads only with ``--trust-checkpoint``). ``--opponents`` gives one spec for every other seat or
+one per other seat in seat order (default: ``bayes_v1`` with a person at the table, ``random``
+otherwise); their count sets the number of players unless ``--players`` does.
 
 A person's game is seeded at random unless ``--seed`` is given; the seed is printed, and the
 game is written as a replay file (JSON: the rules, the seed and the actions, :mod:`ckc_env.terminal.replay`)
@@ -40,13 +41,13 @@ from rich.markup import escape
 
 from .. import cli, configs
 from ..agents import REGISTRY, Agent
-from ..config import GameConfig, load_rules
+from ..config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, load_rules
 from ..engine.actions import action_to_string
 from ..engine.cards import cat_name, clue_name
 from ..engine.state import SWAPPING
 from ..engine.summary import round_summary
 from ..engine.view import PlayerView
-from ..evaluation.tournament import wilson
+from ..evaluation.statistics import wilson
 from ..files import short
 from ..observation import OBSERVATION
 from ..players import build as build_player
@@ -59,6 +60,10 @@ from .human import REASONS, HumanAgent, PlayerQuitError, shown
 from .replay import Replay
 
 RoundWatcher = Callable[[dict[str, Any], Any], None]
+
+AGENT_NAMES = ", ".join(sorted(REGISTRY))
+"""The agents a player spec may name, from the registry (the help lists them: it cannot drift)."""
+__doc__ = __doc__.replace("AGENT_NAMES", AGENT_NAMES)
 
 
 def play_game(
@@ -179,7 +184,7 @@ def play_human(
             human.final_chips = [[game.pool.points[chip] for chip in game.holdings[s]] for s in range(game.n)]
         human.show_round(summary, PlayerView(game, seat))
         if pause and not game.game_over:  # at 80 columns the summary would scroll away with the next round
-            human.ask("[dim]Enter: next round[/] ")
+            human.pause("[dim]Enter: next round[/] ")  # text typed here answers the next question
 
     def before_decision(game: Any) -> None:
         if game.phase == SWAPPING and game.current_seat == seat and human._scored != game.round_index + 1:
@@ -205,6 +210,24 @@ def _free_path(path: Path) -> Path:
 
 
 # ---------------------------------------------------------------------- replays
+def replay_video(
+    replay: Replay, path: str | Path, seat: int | None = None, fps: int = 2, source: str = "replay"
+) -> Path:
+    """Write a replay as a video (``.mp4``, or ``.gif``), one frame per step: the table before each
+    decision, then at the end, as the spectator (or ``seat``) may see it (:mod:`ckc_env.picture`,
+    the ``render`` extra)."""
+    cli.need_extra("render", "PIL")
+    from ..picture import frames_of, save_video
+
+    n = replay.config.num_players
+    if seat is not None and not 0 <= seat < n:
+        raise ValueError(f"--seat {seat} is not a seat of this {n}-player replay: seats are 0 to {n - 1}")
+    try:
+        return save_video(frames_of((state for _, state in replay.states(source)), seat), path, fps)
+    except OSError as exc:
+        raise ValueError(f"cannot write the video {path}: {exc}") from None
+
+
 def show_replay(replay: Replay, console: Console, pause: bool, source: str = "replay") -> None:
     """A recorded game step by step: each decision, the table before it (everything revealed:
     this is after the game), and each round's end."""
@@ -251,14 +274,22 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=cli.plain(__doc__.split("\n\n", 1)[1]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--seat", type=cli.integer(0), help="sit at this seat yourself (0 to players-1)")
+    parser.add_argument(
+        "--seat",
+        type=cli.integer(0),
+        help="sit at this seat yourself (0 to players-1); with --replay --video, whose view the video shows",
+    )
     parser.add_argument(
         "--opponents",
         nargs="+",
         metavar="PLAYER",
-        help=f"the other seats: one spec for all or one per seat ({', '.join(sorted(REGISTRY))}, or a checkpoint)",
+        help=f"the other seats: one spec for all or one per seat ({AGENT_NAMES}, or a checkpoint)",
     )
-    parser.add_argument("--players", type=cli.integer(3, 5), help="number of players, 3 to 5 (default 5)")
+    parser.add_argument(
+        "--players",
+        type=cli.integer(MIN_PLAYERS, MAX_PLAYERS),
+        help=f"number of players, {MIN_PLAYERS} to {MAX_PLAYERS} (default 5)",
+    )
     parser.add_argument(
         "--rules", metavar="PRESET", help=f"rules preset ({', '.join(configs.names('rules'))}) or a YAML file"
     )
@@ -278,6 +309,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--replay", metavar="FILE", help="show a replay file step by step")
     parser.add_argument("--no-pause", action="store_true", help="replay without waiting for Enter")
     parser.add_argument(
+        "--video",
+        metavar="FILE",
+        help="with --replay: write it as a video instead, one frame per step (.mp4, or .gif), the spectator's "
+        "view, or with --seat that seat's view (needs the render extra)",
+    )
+    parser.add_argument("--fps", type=cli.integer(1, 60), help="frames per second of --video, 1 to 60 (default 2)")
+    parser.add_argument(
         "--trust-checkpoint",
         action="store_true",
         help="let stable-baselines3 .zip players load: loading a zip unpickles it, which can run code",
@@ -295,6 +333,13 @@ def main(
         if args.replay:
             replay = Replay.load(args.replay)
             replay.check(args.replay)  # every action, before the first step is shown
+            if args.video:
+                path = replay_video(replay, args.video, args.seat, args.fps or 2, args.replay)
+                view = "spectator" if args.seat is None else f"player_{args.seat}"
+                console.print(f"video: {path} ({len(replay.actions) + 1} frames, {view}'s view)", markup=False)
+                return 0
+            if args.seat is not None or args.fps:
+                raise ValueError("--seat and --fps with --replay go with --video (the view and pace of the video)")
             show_replay(replay, console, pause=not args.no_pause and sys.stdin.isatty(), source=args.replay)
             return 0
         config, opponents = _table(args)
@@ -317,15 +362,19 @@ def _table(args: argparse.Namespace) -> tuple[GameConfig, list[specs.PlayerSpec]
     """The game's rules and the computer players, checked (ValueError names what is wrong)."""
     if args.replay is None and args.no_pause:
         raise ValueError("--no-pause goes with --replay")
+    if args.replay is None and (args.video or args.fps):
+        raise ValueError("--video (and --fps) go with --replay: write a game with --save-replay, then its video")
     human = args.seat is not None
     given = [specs.from_text(p) for p in args.opponents] if args.opponents else ["bayes_v1" if human else "random"]
     if args.players is not None:
         players = args.players
     elif len(given) > 1:
         players = len(given) + int(human)
-        if not 3 <= players <= 5:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             who = f"{len(given)} opponents and you" if human else f"{len(given)} players"
-            raise ValueError(f"{who} make {players} players: a game has 3 to 5 (or give one spec for all seats)")
+            raise ValueError(
+                f"{who} make {players} players: a game has {MIN_PLAYERS} to {MAX_PLAYERS} (or give one spec for all seats)"
+            )
     else:
         players = 5
     path = configs.preset("rules", args.rules) if args.rules else None
