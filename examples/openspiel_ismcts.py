@@ -29,6 +29,7 @@ import pyspiel
 from open_spiel.python.bots.uniform_random import UniformRandomBot
 
 from ckc_env import cli
+from ckc_env.config import MAX_PLAYERS, MIN_PLAYERS
 from ckc_env.envs import openspiel as ckc_openspiel
 from ckc_env.evaluation.tournament import run_tournament
 
@@ -84,7 +85,7 @@ def tournament(players: int, games: int, simulations: int, max_rounds: int, seed
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=cli.games(), default=6, help=f"games in each part (1..{cli.MAX_GAMES:,})")
-    parser.add_argument("--players", type=cli.integer(3, 5), default=3)
+    parser.add_argument("--players", type=cli.integer(MIN_PLAYERS, MAX_PLAYERS), default=3)
     parser.add_argument(
         "--simulations",
         type=cli.integer(1, ckc_openspiel.MAX_SIMULATIONS),

@@ -378,6 +378,30 @@ def test_resample_from_infostate(openspiel, params):
             state.apply_action(int(rng.choice(state.legal_actions())))
 
 
+def test_a_states_picture_shows_a_seat_only_its_information_set(openspiel):
+    """``State.picture(player)`` is the AEC env's frame of that seat: a world resampled for the seat
+    (its hidden cards, clues and chips drawn afresh) gives the same picture, pixel for pixel."""
+    pytest.importorskip("PIL", reason="pictures need the render extra")
+    import pyspiel
+
+    game = pyspiel.load_game(openspiel.GAME_NAME, {"players": 4, "cafe_adler": True})
+    rng = np.random.RandomState(1)
+    state, seen = game.new_initial_state(), 0
+    while not state.is_terminal() and seen < 4:
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+            continue
+        player = state.current_player()
+        world = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        picture = state.picture(player)
+        assert picture.shape[2] == 3 and picture.dtype == np.uint8
+        assert np.array_equal(world.picture(player), picture)
+        seen += str(world) != str(state)  # the hidden part did change
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert seen == 4
+
+
 def test_resampling_where_it_is_defined(openspiel):
     import pyspiel
 

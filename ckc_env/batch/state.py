@@ -18,12 +18,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..config import BLACK, GOLD, WHITE, GameConfig
+from ..config import BLACK, GOLD, MAX_PLAYERS, PLAYER_COUNTS, WHITE, GameConfig
 from ..engine.cards import CLUE_CATS, N_CATS
 from ..engine.chips import ADLER, STASI, build_pool
 from ..engine.state import GAME_OVER
 
-SEATS = 5
+SEATS = MAX_PLAYERS
 MAX_DECK = N_CATS + 2
 MAX_BAG = 2
 MAX_ACCUSATIONS = SEATS - 1
@@ -44,7 +44,7 @@ SEAT_ORDERS = np.full((SEATS + 1, 120, SEATS), -1, dtype=np.int8)
 N_ORDERS = np.zeros(SEATS + 1, dtype=np.int64)
 CLOCKWISE = np.full((SEATS + 1, SEATS, SEATS), -1, dtype=np.int8)
 """``CLOCKWISE[n, s]``: seats s, s+1, ... clockwise in an n-player game (padded)."""
-for _n in (3, 4, 5):
+for _n in PLAYER_COUNTS:
     _orders = list(permutations(range(_n)))
     SEAT_ORDERS[_n, : len(_orders), :_n] = _orders
     N_ORDERS[_n] = len(_orders)

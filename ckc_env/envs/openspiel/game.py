@@ -168,6 +168,14 @@ class CheckpointCharlieState(pyspiel.State):
     def __str__(self) -> str:
         return full_text(self._course)
 
+    def picture(self, player: int | None = None) -> np.ndarray:
+        """What ``player`` may see of the table (None: the spectator) as an RGB image, the AEC env's
+        ``render_mode="rgb_array"`` frame (the render extra: Pillow). ``__str__`` stays the whole
+        state, hidden parts too, as OpenSpiel's ``ToString`` is."""
+        from ...picture import draw
+
+        return draw(self._course.engine, player)
+
     def resample_from_infostate(self, player_id: int, probability_sampler: Uniform) -> CheckpointCharlieState:
         """A state ``player_id`` cannot tell from this one, everything it cannot see drawn afresh
         from the chance model's posterior (see the module docstring). At a decision node, or while
