@@ -260,7 +260,7 @@ def write_atomic(path: str | Path, data: bytes | str) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temporary, 0o666 & ~_umask())
+        os.chmod(temporary, 0o666 & ~UMASK)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -308,8 +308,13 @@ def kind_of(mode: int) -> str:
 
 
 def _umask() -> int:
+    """The process's umask, read once at import (``os.umask`` can only be read by setting it, which
+    a thread creating a file at that moment would see)."""
     import os
 
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+UMASK = _umask()

@@ -192,7 +192,7 @@ QUOTES = [
     *[
         (
             doc,
-            "at 3 players ahead of bayes_v2 ({} against {}) with their intervals overlapping",
+            "at 3 players it is level with bayes_v2 ({} and {}, their intervals overlapping: not a lead)",
             "docs/results/ladder_3p.json",
             lambda r: [ladder_rate(r, STRONGEST), ladder_rate(r, "bayes_v2")],
         )

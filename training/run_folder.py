@@ -154,8 +154,15 @@ def check_config(root: Path, data: dict[str, Any], config: dict[str, Any], defau
 RESUMABLE = ("final_model.zip", "latest_model.zip")
 
 
-def zip_timesteps(path: Path) -> int:
-    """The step count a stable-baselines3 zip was saved at (its ``data`` member's JSON, nothing unpickled)."""
+DATA_BYTES = 64 << 20
+"""The most a zip's ``data`` member (SB3's JSON of the model's attributes) may unpack to."""
+COUNTERS = ("num_timesteps", "_n_updates", "_episode_num")
+"""The counters a resumed model takes from its zip's ``data`` member."""
+
+
+def zip_counters(path: Path) -> dict[str, int]:
+    """The step and update counters a stable-baselines3 zip was saved with: plain JSON fields of its
+    ``data`` member, read within bounds (nothing unpickled), each a count up to ``MAX_TIMESTEPS``."""
     import zipfile
 
     from .limits import MAX_TIMESTEPS
@@ -163,20 +170,23 @@ def zip_timesteps(path: Path) -> int:
     try:
         with zipfile.ZipFile(path) as archive:
             info = archive.getinfo("data")
-            if info.file_size > 64 << 20:
-                raise InputError(f"its data member unpacks to {info.file_size:,} bytes, more than 67,108,864")
+            if info.file_size > DATA_BYTES:
+                raise InputError(f"its data member unpacks to {info.file_size:,} bytes, more than {DATA_BYTES:,}")
             data = parse_json(archive.read("data"), f"{path}: its data member")
     except InputError as exc:
         raise InputError(f"cannot resume from {path}: {exc}") from None
     except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
         raise InputError(f"cannot resume from {path}: {type(exc).__name__}: {exc}") from None
-    steps = data.get("num_timesteps") if isinstance(data, dict) else None
-    if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= MAX_TIMESTEPS:
-        raise InputError(
-            f"cannot resume from {path}: its data member has num_timesteps={_short(steps)}, not a count from 0 to "
-            f"{MAX_TIMESTEPS:,}"
-        )
-    return steps
+    counters = {}
+    for key in COUNTERS:
+        value = data.get(key) if isinstance(data, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIMESTEPS:
+            raise InputError(
+                f"cannot resume from {path}: its data member has {key}={_short(value)}, not a count from 0 to "
+                f"{MAX_TIMESTEPS:,}"
+            )
+        counters[key] = value
+    return counters
 
 
 def card_timesteps(path: Path) -> int | None:
@@ -199,7 +209,7 @@ def resume_point(root: Path, history: list[dict[str, Any]]) -> tuple[Path, int]:
             f"--resume {root}: no {' or '.join(RESUMABLE)} to resume (the exported agent is for playing, not a model "
             f"to continue); to continue from the exported agent, start a new run with init_from: {root}/final_model.json"
         )
-    steps = {path: zip_timesteps(path) for path in found}
+    steps = {path: zip_counters(path)["num_timesteps"] for path in found}
     path = max(found, key=lambda p: steps[p])
     at = steps[path]
     final = root / "final_model.json"

@@ -48,7 +48,7 @@ from typing import Any
 import yaml
 
 from ckc_env import cli, configs, players
-from ckc_env.files import JSON_BYTES, InputError, parse_json, read_bytes, short, write_atomic
+from ckc_env.files import JSON_BYTES, InputError, read_bytes, short, write_atomic
 from ckc_env.players import specs
 from ckc_env.players.agent_file import save_sb3
 from ckc_env.players.loading import locate
@@ -198,8 +198,9 @@ def build_model(config: TrainConfig, vec_env, tensorboard_log: str | None = None
     return model
 
 
-RESUME_MEMBERS = {"data": 64 << 20, "policy.pth": 1 << 30, "policy.optimizer.pth": 2 << 30}
-"""The members of a run's zip that ``--resume`` reads, with the most each may unpack to."""
+RESUME_MEMBERS = {"policy.pth": 1 << 30, "policy.optimizer.pth": 2 << 30}
+"""The weights' members of a run's zip that ``--resume`` reads, with the most each may unpack to
+(its ``data`` member: :func:`run_folder.zip_counters`)."""
 
 
 def restore(model, path: Path) -> None:
@@ -216,28 +217,19 @@ def restore(model, path: Path) -> None:
     source = locate(path)  # a regular zip archive, links resolved (no trust: nothing here is unpickled)
     if source.kind != "zip":
         raise InputError(f"cannot resume from {path}: it is not a stable-baselines3 zip")
+    counters = run_folder.zip_counters(source.path)
     try:
         with zipfile.ZipFile(source.path) as archive:
             for name, limit in RESUME_MEMBERS.items():
                 size = archive.getinfo(name).file_size
                 if size > limit:
                     raise InputError(f"its member {name} unpacks to {size:,} bytes, more than the {limit:,} accepted")
-            data = parse_json(archive.read("data"), f"{path}: its data member")
             states = {}
             for name in ("policy", "policy.optimizer"):
                 with archive.open(f"{name}.pth") as handle:
                     states[name] = torch.load(handle, map_location="cpu", weights_only=True)
     except Exception as exc:  # a broken or hostile file: say which, never a deep traceback
         raise ValueError(f"cannot resume from {path}: {type(exc).__name__}: {exc}") from None
-    counters = {}
-    for key in ("num_timesteps", "_n_updates", "_episode_num"):
-        value = data.get(key) if isinstance(data, dict) else None
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIMESTEPS:
-            raise ValueError(
-                f"cannot resume from {path}: its data member has {key}={short(value)}, not a count from 0 to "
-                f"{MAX_TIMESTEPS:,}"
-            )
-        counters[key] = value
     try:
         model.policy.load_state_dict(states["policy"])
         model.policy.optimizer.load_state_dict(states["policy.optimizer"])
