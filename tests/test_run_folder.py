@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,30 @@ def test_resume_refuses_a_zip_with_an_impossible_step_count(small_run, capsys):
         ["--resume", str(small_run), "--total-timesteps", "512"],
         "num_timesteps=",
         "not a count from 0 to 1,000,000,000,000",
+    )
+
+
+def test_resume_refused_by_weights_that_do_not_fit_changes_no_byte(small_run, capsys):
+    """The zip's weights are read after the environments are built: a refusal there still leaves the
+    run as it was (config.yaml and command.txt are written only once the model is restored)."""
+    import io
+
+    import torch
+
+    final = small_run / "final_model.zip"
+    with zipfile.ZipFile(final) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    buffer = io.BytesIO()
+    torch.save({"not": torch.zeros(1)}, buffer)
+    members["policy.pth"] = buffer.getvalue()
+    with zipfile.ZipFile(final, "w") as archive:
+        for name, blob in members.items():
+            archive.writestr(name, blob)
+    refused_unchanged(
+        capsys,
+        small_run,
+        ["--resume", str(small_run), "--total-timesteps", "320"],
+        "its weights do not fit the run's config",
     )
 
 

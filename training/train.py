@@ -277,6 +277,12 @@ def save_zip(model, path: Path) -> None:
     write_atomic(path, buffer.getvalue())
 
 
+def record_run(config: TrainConfig, run_dir: Path) -> None:
+    """The run's resolved ``config.yaml`` and this command's line in ``command.txt``."""
+    write_atomic(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+    append_line(run_dir / "command.txt", shlex.join([sys.executable, *sys.argv]))
+
+
 def append_line(path: Path, line: str) -> None:
     """``line`` added to a run's text file (``command.txt``), the file rewritten whole."""
     before = read_bytes(path, "run file", JSON_BYTES) if os.path.lexists(path) else b""
@@ -388,8 +394,8 @@ def train(
     """The run itself, its inputs checked: seed, environments, model, learning, the saved models.
     ``resume_from``: the zip a resumed run continues; ``plan``: a new run's folder, told when the
     run has started (its first model evaluated)."""
-    write_atomic(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
-    append_line(run_dir / "command.txt", shlex.join([sys.executable, *sys.argv]))
+    if resume_from is None:  # a new run: its folder holds nothing else yet
+        record_run(config, run_dir)
 
     # --- seeding, environments
     import torch
@@ -462,6 +468,8 @@ def train(
         except ValueError as exc:
             vec_env.close()
             raise InputError(str(exc)) from None
+    if resume_from is not None:  # the zip and the start policy read: only now does the resumed run change a byte
+        record_run(config, run_dir)
     remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(
