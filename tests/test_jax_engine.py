@@ -41,9 +41,7 @@ def pairwise(options: dict[str, tuple]) -> list[dict]:
     """A small set of combinations in which every pair of values of two options occurs (greedy)."""
     names = list(options)
     every = [dict(zip(names, values, strict=True)) for values in itertools.product(*options.values())]
-    uncovered = {
-        ((a, x), (b, y)) for a, b in itertools.combinations(names, 2) for x in options[a] for y in options[b]
-    }
+    uncovered = {((a, x), (b, y)) for a, b in itertools.combinations(names, 2) for x in options[a] for y in options[b]}
     chosen = []
 
     def covers(combo: dict, uncovered: set) -> int:
@@ -175,7 +173,9 @@ def test_a_seed_is_the_same_stream_on_every_engine() -> None:
             next_key(key)
         )
         assert join_keys(np.asarray(chance.keys_of_seeds([seed])))[0] == key
-    tied = chance.ordered(jax.numpy.array([1, 1, 0, 1], jax.numpy.uint32), jax.numpy.array([5, 5, 9, 2], jax.numpy.uint32))
+    tied = chance.ordered(
+        jax.numpy.array([1, 1, 0, 1], jax.numpy.uint32), jax.numpy.array([5, 5, 9, 2], jax.numpy.uint32)
+    )
     assert np.asarray(tied).tolist() == [2, 3, 0, 1]  # a stable sort, as ``sorted``
 
 

@@ -1,0 +1,136 @@
+"""bayes_v1's decision rule in JAX (``reading.bayes_rule.decide``): the twin's expressions in its
+order, in float32.
+
+Its NumPy twin: ckc_env/batch/bayes_rule.py (scalar: ckc_env/reading/bayes_rule.py).
+
+The twin evaluates the scalar rule's float64 expressions, so that every threshold comparison agrees
+with the scalar player. JAX runs in float32 (a library must not switch on x64 for the process), and
+XLA contracts products and sums into fused multiply-adds as it sees fit, so a comparison whose two
+sides differ by less than float32 rounding (a near-tie: a target worth the bar to within ~1e-7, two
+targets worth about the same) may go the other way; ``tests/test_jax_players.py`` counts them.
+
+What float64 decides *exactly*, float32 keeps exact where the rule reads it:
+
+- **Equal ratios, equal floats.** The probabilities are correctly rounded quotients of world counts
+  (``beliefs.quotient``), and so is the chance that the chief is undrawn when its counts are given.
+- **The bar is the twin's, rounded once** (a table over the player count and the players left).
+- **The non-accuser ties with a target.** With one other player left, a target that cannot be the
+  chief and is an assistant exactly when the chief is undrawn is worth what the non-accuser gets
+  (``chief_in_deck``; with ``chief_uncaught``, a sure assistant is worth white): float64 finds them
+  equal and accuses (``>=``). Here the non-accuser's value is computed as one more column of the
+  targets' array (P(chief) 0, P(assistant) the chance of white), by the same fused code, so the tie
+  holds bit for bit whatever XLA fuses. :func:`accuse_or_pass` therefore takes that chance
+  (:func:`non_accuser_odds`) where the twin takes the value (:func:`non_accuser_value`).
+
+Every function takes any leading axes: one position, or many (``players_posterior``'s model of the
+other players, over the cats that may be accused): the candidate cats are the last axis.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..config import BLACK, GOLD, MAX_PLAYERS, WHITE
+from ..engine.cards import N_CATS
+from ..reading.bayes_rule import BayesParams
+from .beliefs import quotient
+
+_BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
+F32 = jnp.float32
+SEATS = MAX_PLAYERS
+
+
+def expected_worth(chief: jax.Array, assistant: jax.Array, values: jax.Array) -> jax.Array:
+    """(..., c) the expected value of the chip an accusation of each candidate earns:
+    ``P(chief) E[gold] + P(assistant) E[white] + P(innocent) E[black]``, in the twin's order;
+    ``values`` (..., 3)."""
+    gold, white, black = values[..., GOLD, None], values[..., WHITE, None], values[..., BLACK, None]
+    return chief * gold + assistant * white + (1.0 - chief - assistant) * black
+
+
+def non_accuser_odds(
+    chief: jax.Array, drawn: jax.Array, non_accuser_white: str, total: jax.Array | None = None
+) -> jax.Array:
+    """(...) the chance that a player who never accuses gets white: 1 with ``chief_uncaught``, else
+    P(the chief is still in the deck), from ``chief``, the posterior over all 32 cats (..., 32), and
+    ``drawn``, the cats drawn (...) uint32 bits.
+
+    With ``total`` (...), ``chief`` holds exact integer weights (``beliefs.count_worlds``' chief
+    counts) that ``total`` normalises: the chance is then one correctly rounded quotient, equal to
+    a target's P(assistant) when their counts are equal, as the twin's float64 sum finds them
+    (a float32 sum of 32 rounded quotients would miss by an ulp and flip the rule's ``>=``)."""
+    if non_accuser_white == "chief_uncaught":
+        return jnp.ones(jnp.shape(drawn), F32)
+    undrawn = (jnp.asarray(drawn, jnp.uint32)[..., None] >> _BIT_INDEX) & 1 == 0
+    p_undrawn = jnp.sum(jnp.where(undrawn, chief, 0), axis=-1)
+    if total is not None:
+        return quotient(p_undrawn, total)
+    return p_undrawn.astype(F32)
+
+
+def non_accuser_value(
+    values: jax.Array, chief: jax.Array, drawn: jax.Array, non_accuser_white: str, total: jax.Array | None = None
+) -> jax.Array:
+    """(...) what a player who never accuses expects to score (the twin's function): white while the
+    chief is uncaught (``chief_uncaught``), else white while the chief may still be in the deck,
+    black otherwise. Arguments as :func:`non_accuser_odds`, with ``values`` (..., 3)."""
+    odds = non_accuser_odds(chief, drawn, non_accuser_white, total)
+    return expected_worth(jnp.zeros_like(odds)[..., None], odds[..., None], values)[..., 0]
+
+
+def accuse_or_pass(
+    p: BayesParams,
+    chief: jax.Array,
+    assistant: jax.Array,
+    allowed: jax.Array,
+    values: jax.Array,
+    others_left: jax.Array,
+    n: jax.Array,
+    non_accuser_white_odds: jax.Array,
+    forced: jax.Array,
+) -> tuple[jax.Array, jax.Array]:
+    """(take, column): whether to accuse, and the candidate column to accuse (the best expected chip
+    value among the ``allowed`` columns, ties to the likelier chief, then the first), given the
+    posterior of each candidate (..., c) as chief and as assistant, the expected chip values
+    (..., 3), the other players who may still accuse (...), the player counts (...), the chance
+    that a player who never accuses gets white (...; :func:`non_accuser_odds`: the twin takes
+    ``non_accuser_value`` instead, see the module docstring) and whether the accusation is forced
+    (...). ``p`` is static."""
+    zero = jnp.zeros_like(non_accuser_white_odds)[..., None]
+    worth = expected_worth(
+        jnp.concatenate([chief, zero], axis=-1),
+        jnp.concatenate([assistant, non_accuser_white_odds[..., None].astype(F32)], axis=-1),
+        values,
+    )
+    ev, non_accuser = worth[..., :-1], worth[..., -1]
+    best_ev = jnp.max(jnp.where(allowed, ev, -jnp.inf), axis=-1, keepdims=True)
+    tied = allowed & (ev == best_ev)
+    best_chief = jnp.max(jnp.where(tied, chief, -jnp.inf), axis=-1, keepdims=True)
+    column = jnp.argmax(tied & (chief == best_chief), axis=-1).astype(jnp.int32)
+    best_ev, best_chief = best_ev[..., 0], best_chief[..., 0]
+    others_left = jnp.asarray(others_left, jnp.int32)
+    bar = jnp.asarray(_bars(p))[jnp.clip(jnp.asarray(n, jnp.int32), 0, SEATS), jnp.clip(others_left, 0, SEATS)]
+    take = jnp.where(others_left <= 1, best_ev >= non_accuser + F32(p.margin_last), best_ev >= bar)
+    take = take | forced | (best_chief >= F32(p.sure))
+    return take, column
+
+
+@cache
+def _bars(p: BayesParams) -> np.ndarray:
+    """(6, 6) float32 ``[n, others_left]``: the moving bar (``reading.bayes_rule.moving_bar``), in
+    float64 as the twin computes it, rounded once. Why a table: the bar of decimal parameters is not
+    the float32 sum of their float32 roundings (0.8 + 1.2 * 0.5 is 1.4 in float64, an ulp off in
+    float32), and a target worth exactly the bar (a sure assistant worth E[white] = 1.4) must tie."""
+    bars = np.zeros((SEATS + 1, SEATS + 1), dtype=np.float32)
+    for n in range(SEATS + 1):
+        for others_left in range(SEATS + 1):
+            share = (others_left - 1) / max(1, n - 2)
+            bars[n, others_left] = p.bar_late + (p.bar_early - p.bar_late) * share
+    return bars
+
+
+__all__ = ["accuse_or_pass", "expected_worth", "non_accuser_odds", "non_accuser_value"]

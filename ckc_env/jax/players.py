@@ -1,0 +1,442 @@
+"""The scripted baselines as pure JAX functions of one game, deciding as their NumPy twins.
+
+Its NumPy twin: ckc_env/batch/agents.py (scalar: ckc_env/agents).
+
+| name | decides |
+|---|---|
+| ``random`` | uniform over the legal actions |
+| ``passive`` | passes; forced: the most likely chief; keeps Adler chips |
+| ``eager`` | the most likely chief at its first chance |
+| ``bayes_v1`` | exact beliefs, expected chip value against a moving bar (``jax.bayes_rule``, float32) |
+| ``cheater`` | reads the hidden clues (an upper bound) |
+
+A :class:`Player` is static (frozen, hashable: a ``jax.jit`` static argument) and its
+``act(rules, state, carry) -> (action, carry)`` decides one game's pending decision, branch-free
+and with fixed shapes, so ``jax.jit(jax.vmap(...))`` takes it. The scripted players' carry is
+their :class:`Streams`: their random choices (the random player's action, clue faces, which seat a
+Cafe Adler swap goes to) come from one SplitMix64 stream per (game, seat), word ``counters[seat]``
+of key ``keys[seat]``, exactly as ``BatchAgent.draw``: a player started with the same keys draws
+the same words as its NumPy twin, and a decision that draws nothing there draws nothing here. So
+every action equals the twin's on the same position and stream, but for bayes_v1's near-ties in
+float32 (see ``jax.bayes_rule``).
+
+    lineup = (make_player("bayes_v1"),) * 4 + (make_player("random"),)
+    carries = jax.vmap(lambda key: start(lineup, key))(game_keys)        # (B, 2) uint32 game keys
+    act = jax.jit(jax.vmap(lambda s, c: decide(rules, s, lineup, c)))
+    actions, carries = act(states, carries)
+
+**Hook for players with memory.** :attr:`Player.start` builds a player's carry from the game's
+key (default: its :class:`Streams`); a player that remembers more between its decisions (bayes_v2,
+whose reading of the other players is kept per game, ``jax.players_posterior``) returns a larger
+pytree from ``start`` and threads it through ``act``, and registers itself with :func:`register`.
+:func:`decide` keeps one carry per distinct player of a lineup and updates it only where that
+player acted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..batch.state import SEATS
+from ..engine.actions import (
+    ACCUSE,
+    CAFE_ADLER,
+    CLUE_FACE,
+    CLUE_FACE_A,
+    FORCED_ACCUSATION,
+    KEEP,
+    N_ACTIONS,
+    PASS,
+    SWAP,
+    WINDOW,
+)
+from ..engine.cards import N_CATS
+from ..engine.chance import GOLDEN
+from ..engine.chance import mix64 as mix64_int
+from ..reading.bayes_rule import BayesParams
+from .bayes_rule import accuse_or_pass, non_accuser_odds
+from .beliefs import chief_and_assistant, count_worlds, seat_beliefs, slot_candidates
+from .chance import below, mix64, words
+from .chip_values import expected_chip_values
+from .state import Rules, State, split_keys
+
+I32, U32 = jnp.int32, jnp.uint32
+_BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
+_SLOTS = np.arange(SEATS, dtype=np.int32)
+_SEAT_SALTS = split_keys(np.array([mix64_int(s * GOLDEN % (1 << 64)) for s in range(1, SEATS + 1)], dtype=np.uint64))
+"""(5, 2) ``batch.agents._SEAT_SALTS`` as (high, low) words."""
+
+
+# ------------------------------------------------------------------------------ the players' streams
+class Streams(NamedTuple):
+    """A player's random streams in one game: word ``counters[s]`` of key ``keys[s]`` is seat s's
+    next draw (``BatchAgent.keys`` and ``counters``, one game's row)."""
+
+    keys: jax.Array  # (5, 2) uint32 (high, low)
+    counters: jax.Array  # (5,) uint32
+
+
+def seat_keys(game_key: jax.Array) -> jax.Array:
+    """(5, 2) the players' stream keys of each seat of a game with key ``game_key`` ((2,) uint32):
+    ``batch.agents.seat_keys``, which the vector environment starts its players with."""
+    hi, lo = mix64(game_key[0] ^ _SEAT_SALTS[:, 0], game_key[1] ^ _SEAT_SALTS[:, 1])
+    return jnp.stack([hi, lo], -1)
+
+
+def start_streams(game_key: jax.Array) -> Streams:
+    """Fresh streams for a new game (``BatchAgent.start`` with ``seat_keys``)."""
+    return Streams(seat_keys(game_key), jnp.zeros(SEATS, U32))
+
+
+def streams_of(agent: Any, games: np.ndarray) -> Streams:
+    """Host side: the streams of a started NumPy ``BatchAgent`` in ``games``, as a batch of
+    :class:`Streams` (for differential tests and for handing games over between the engines)."""
+    games = np.asarray(games, dtype=np.int64)
+    return Streams(jnp.asarray(split_keys(agent.keys[games])), jnp.asarray(agent.counters[games].astype(np.uint32)))
+
+
+def draw(streams: Streams, seat: jax.Array, used: jax.Array) -> tuple[jax.Array, jax.Array, Streams]:
+    """The next word (hi, lo) of ``seat``'s stream, and the streams advanced past it where ``used``
+    (``BatchAgent.draw``; a decision that draws nothing leaves the counter as it is)."""
+    hi, lo = words(streams.keys[seat], streams.counters[seat], 1)
+    counters = streams.counters.at[seat].add(jnp.asarray(used).astype(U32))
+    return hi[0], lo[0], streams._replace(counters=counters)
+
+
+# ------------------------------------------------------------------------------ what the table allows
+def targets(state: State) -> jax.Array:
+    """() uint32: cats anyone may accuse now: in a row and not accused this round."""
+    return state.row_cats & ~state.accused_cats
+
+
+def target_matrix(state: State) -> jax.Array:
+    """(32,) bool: the cats the acting seat may accuse now."""
+    return (targets(state) >> _BIT_INDEX) & 1 == 1
+
+
+def swap_mask(rules: Rules, state: State) -> jax.Array:
+    """(4,) bool: the legal ``SWAP + k - 1`` actions (swap with the seat k places clockwise) of a
+    pending Cafe Adler decision (all False otherwise): seats holding a chip of the Adler chip's
+    colour that may be taken (not face-up, not the Stasi chip)."""
+    if not rules.config.cafe_adler:
+        return jnp.zeros(4, bool)
+    seat = jnp.clip(state.pending_seat.astype(I32), 0)
+    n = state.n.astype(I32)
+    colour = jnp.asarray(rules.chip_colour)[jnp.clip(state.pending_chip.astype(I32), 0)]
+    takeable = (jnp.asarray(rules.chip_colour) == colour) & ~state.face_up & ~jnp.asarray(rules.not_swappable)
+    has = jnp.any(state.holdings & takeable, axis=-1)  # (5,)
+    offsets = np.arange(1, 5, dtype=np.int32)
+    other = (seat + offsets) % n
+    return (state.pending_kind == CAFE_ADLER) & (offsets < n) & has[other] & (other != seat)
+
+
+def legal_mask(rules: Rules, state: State) -> jax.Array:
+    """(40,) bool: the legal actions of the pending decision (``batch.game.legal_action_mask``'s
+    row; all False once over). The random player reads it; it is computed here rather than taken
+    from ``jax.game`` so that the players do not depend on the state machine."""
+    kind = state.pending_kind
+    accusing = (kind == WINDOW) | (kind == FORCED_ACCUSATION)
+    mask = jnp.zeros(N_ACTIONS, bool)
+    mask = mask.at[PASS].set(kind == WINDOW)
+    mask = mask.at[ACCUSE : ACCUSE + N_CATS].set(accusing & target_matrix(state))
+    mask = mask.at[CLUE_FACE_A : CLUE_FACE_A + 2].set(kind == CLUE_FACE)
+    mask = mask.at[KEEP].set(kind == CAFE_ADLER)
+    return mask.at[SWAP:].set(swap_mask(rules, state))
+
+
+def uniform_legal(mask: jax.Array, hi: jax.Array, lo: jax.Array) -> jax.Array:
+    """The ``w % count``-th True entry of ``mask`` for the word ``w = (hi, lo)`` (``batch.agents.uniform_legal``;
+    0 when none is)."""
+    count = jnp.sum(mask.astype(I32))
+    pick = below(hi, lo, jnp.maximum(count, 1))
+    return jnp.argmax(jnp.cumsum(mask.astype(I32)) > pick).astype(I32)
+
+
+def most_likely_target(allowed: jax.Array, chief: jax.Array, assistant: jax.Array) -> jax.Array:
+    """The target most likely to be the chief; ties by assistant probability, then the lowest cat
+    (``batch.agents.most_likely_target``). The probabilities share a denominator, so their order is
+    their counts' order, in float32 as in float64: the twin's choice exactly."""
+    top = jnp.max(jnp.where(allowed, chief, -jnp.inf))
+    tied = allowed & (chief == top)
+    second = jnp.max(jnp.where(tied, assistant, -jnp.inf))
+    return jnp.argmax(tied & (assistant == second)).astype(I32)
+
+
+def _seat(state: State) -> jax.Array:
+    return jnp.clip(state.pending_seat.astype(I32), 0)
+
+
+# ------------------------------------------------------------------------------ the players
+def _random(rules: Rules, state: State, streams: Streams, params: None) -> tuple[jax.Array, Streams]:
+    live = state.pending_kind >= 0
+    hi, lo, streams = draw(streams, _seat(state), live)
+    return jnp.where(live, uniform_legal(legal_mask(rules, state), hi, lo), 0).astype(I32), streams
+
+
+def _passive(rules: Rules, state: State, streams: Streams, params: None) -> tuple[jax.Array, Streams]:
+    kind, seat = state.pending_kind, _seat(state)
+    choosing = kind == CLUE_FACE
+    hi, lo, streams = draw(streams, seat, choosing)
+    b = seat_beliefs(rules, state, seat, clues=False)
+    action = jnp.select(
+        [kind == WINDOW, kind == FORCED_ACCUSATION, choosing, kind < 0],
+        [
+            PASS,
+            ACCUSE + most_likely_target(target_matrix(state), b.chief, b.assistant),
+            CLUE_FACE_A + below(hi, lo, 2),
+            0,
+        ],
+        KEEP,
+    )
+    return action.astype(I32), streams
+
+
+Accuse = Callable[[Rules, State, jax.Array, jax.Array, Any], jax.Array]
+"""``(rules, state, seat, forced, params) -> ACCUSE + cat or PASS``: an accuser's window and
+forced-accusation rule (``BatchAccuser.accuse``)."""
+
+
+def accuser(accuse: Accuse) -> Callable[[Rules, State, Streams, Any], tuple[jax.Array, Streams]]:
+    """A player that accuses by ``accuse`` (``BatchAccuser``): a random clue face, Cafe Adler chips
+    swapped at once with a random eligible seat (kept, drawing nothing, when none is)."""
+
+    def act(rules: Rules, state: State, streams: Streams, params: Any) -> tuple[jax.Array, Streams]:
+        kind, seat = state.pending_kind, _seat(state)
+        forced = kind == FORCED_ACCUSATION
+        swaps = swap_mask(rules, state)
+        can_swap = jnp.any(swaps)
+        choosing, adler = kind == CLUE_FACE, kind == CAFE_ADLER
+        hi, lo, streams = draw(streams, seat, choosing | (adler & can_swap))
+        adler_action = jnp.where(can_swap, SWAP + uniform_legal(swaps, hi, lo), KEEP)
+        action = jnp.select(
+            [(kind == WINDOW) | forced, choosing, adler],
+            [accuse(rules, state, seat, forced, params), CLUE_FACE_A + below(hi, lo, 2), adler_action],
+            jnp.where(kind < 0, 0, PASS),
+        )
+        return action.astype(I32), streams
+
+    return act
+
+
+def _eager(rules: Rules, state: State, seat: jax.Array, forced: jax.Array, params: None) -> jax.Array:
+    b = seat_beliefs(rules, state, seat, clues=False)
+    return ACCUSE + most_likely_target(target_matrix(state), b.chief, b.assistant)
+
+
+def bayes_v1_rule(
+    p: BayesParams,
+    chief: jax.Array,
+    assistant: jax.Array,
+    allowed: jax.Array,
+    values: jax.Array,
+    others_left: jax.Array,
+    n: jax.Array,
+    drawn: jax.Array,
+    forced: jax.Array,
+    non_accuser_white: str,
+    counts: tuple[jax.Array, jax.Array] | None = None,
+) -> jax.Array:
+    """bayes_v1's rule (``batch.agents.bayes_v1_rule``): ``ACCUSE + cat`` or ``PASS`` given the
+    posterior (32,), the cats that may be accused (32,) bool, the expected chip values (3,), the
+    other players who may still accuse, the player count, the cats drawn (uint32) and whether the
+    accusation is forced; ``p`` and ``non_accuser_white`` are static. ``counts``, the exact
+    (chief counts, total) behind the posterior when it has them, makes the non-accuser's value
+    exact (``bayes_rule.non_accuser_odds``)."""
+    weights, total = (chief, None) if counts is None else counts
+    odds = non_accuser_odds(weights, drawn, non_accuser_white, total)
+    take, best = accuse_or_pass(p, chief, assistant, allowed, values, others_left, n, odds, forced)
+    return jnp.where(take, ACCUSE + best, PASS)
+
+
+def apply_rule(
+    p: BayesParams,
+    rules: Rules,
+    state: State,
+    seat: jax.Array,
+    chief: jax.Array,
+    assistant: jax.Array,
+    values: jax.Array,
+    forced: jax.Array,
+    counts: tuple[jax.Array, jax.Array] | None = None,
+) -> jax.Array:
+    """bayes_v1's rule on the table as it lies, for a posterior of the acting ``seat``
+    (``BatchBayesAgent.apply_rule``: bayes_v2 applies it to its own posterior; ``counts`` as in
+    :func:`bayes_v1_rule`)."""
+    n = state.n.astype(I32)
+    others_left = jnp.sum((state.accused_by == -1) & (n > _SLOTS)) - 1
+    drawn = lax.reduce(state.rows | state.discards, U32(0), lax.bitwise_or, (0,))
+    return bayes_v1_rule(
+        p,
+        chief,
+        assistant,
+        target_matrix(state),
+        values,
+        others_left,
+        n,
+        drawn,
+        forced,
+        rules.config.non_accuser_white,
+        counts,
+    )
+
+
+def _bayes_v1(rules: Rules, state: State, seat: jax.Array, forced: jax.Array, params: BayesParams) -> jax.Array:
+    chief_counts, _ = count_worlds(slot_candidates(state, seat), clues=False)
+    total = jnp.sum(chief_counts)
+    chief, assistant = chief_and_assistant(chief_counts, total)  # seat_beliefs' numbers, with their counts
+    values = expected_chip_values(rules, state, seat)
+    return apply_rule(params, rules, state, seat, chief, assistant, values, forced, (chief_counts, total))
+
+
+def chief_of(clues: jax.Array, bag: jax.Array) -> jax.Array:
+    """() int32 the chief spy: the cat with every clue value (``batch.scoring.chief_of``)."""
+    every = jnp.concatenate([clues, bag]).astype(I32)
+    value_a = (every >= 0) & (every & 1 == 0)
+    return jnp.sum(value_a.astype(I32) << jnp.clip(every >> 1, 0))
+
+
+def matches(cats: jax.Array, chief: jax.Array) -> jax.Array:
+    """How many of the five clue values each cat shows."""
+    return 5 - lax.population_count((cats ^ chief) & 31).astype(I32)
+
+
+def _cheater(rules: Rules, state: State, seat: jax.Array, forced: jax.Array, params: None) -> jax.Array:
+    chief = chief_of(state.clues, state.bag)  # cheating: the hidden clues
+    allowed = target_matrix(state)
+    matched = jnp.where(allowed, matches(jnp.arange(N_CATS, dtype=I32), chief), -1)
+    best_matches = jnp.max(matched)
+    best = jnp.argmax(matched == best_matches).astype(I32)
+    chief_taken = (state.accused_cats >> chief.astype(U32)) & 1 == 1
+    take = forced | (best == chief) | (chief_taken & (best_matches == 4))
+    return jnp.where(take, ACCUSE + best, PASS)
+
+
+# ------------------------------------------------------------------------------ players and lineups
+Act = Callable[[Rules, State, Any, Any], tuple[jax.Array, Any]]
+
+
+@dataclass(frozen=True)
+class Player:
+    """A player of one game: ``act(rules, state, carry) -> (action int32, carry)`` decides the
+    pending decision (0 once the game is over, the carry unchanged), ``start(game_key) -> carry``
+    begins a game. ``choose(rules, state, carry, params)`` is the decision function and ``params``
+    (hashable) what it is given besides; players compare equal when their name, functions and
+    parameters do, so a lineup computes each distinct one once."""
+
+    name: str
+    choose: Act = field(repr=False)
+    params: Any = None
+    reads_hidden_state: bool = False
+    begin: Callable[[jax.Array], Any] = field(default=start_streams, repr=False)
+
+    def act(self, rules: Rules, state: State, carry: Any) -> tuple[jax.Array, Any]:
+        return self.choose(rules, state, carry, self.params)
+
+    def start(self, game_key: jax.Array) -> Any:
+        return self.begin(game_key)
+
+
+def _no_params(name: str, act: Act, reads_hidden_state: bool = False) -> Callable[..., Player]:
+    def make(**params: Any) -> Player:
+        if params:
+            raise ValueError(f"{name} takes no parameters, got {sorted(params)}")
+        return Player(name, act, None, reads_hidden_state)
+
+    return make
+
+
+def _make_bayes_v1(**params: float) -> Player:
+    accepted = BayesParams.names()
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise ValueError(f"unknown bayes_v1 parameter(s) {unknown}: accepted are {list(accepted)}")
+    return Player("bayes_v1", _BAYES_V1, BayesParams(**params))
+
+
+_BAYES_V1 = accuser(_bayes_v1)
+
+REGISTRY: dict[str, Callable[..., Player]] = {
+    "random": _no_params("random", _random),
+    "passive": _no_params("passive", _passive),
+    "eager": _no_params("eager", accuser(_eager)),
+    "bayes_v1": _make_bayes_v1,
+    "cheater": _no_params("cheater", accuser(_cheater), reads_hidden_state=True),
+}
+"""Factories by name (``batch.agents.BATCH_REGISTRY``'s names); bayes_v2 adds itself with :func:`register`."""
+
+
+def register(name: str, factory: Callable[..., Player]) -> None:
+    """Add a player factory to :data:`REGISTRY` (``jax.players_posterior`` registers bayes_v2)."""
+    REGISTRY[name] = factory
+
+
+def make_player(name: str, **params: Any) -> Player:
+    """A player by its registered name, with its parameters (bayes_v1: ``BayesParams``'s)."""
+    if name not in REGISTRY:
+        raise ValueError(f"no JAX player {name!r}: players are {sorted(REGISTRY)}")
+    return REGISTRY[name](**params)
+
+
+def distinct(lineup: Sequence[Player]) -> tuple[Player, ...]:
+    """The distinct players of a lineup, in order of first seat: one carry each."""
+    out: list[Player] = []
+    for player in lineup:
+        if player not in out:
+            out.append(player)
+    return tuple(out)
+
+
+def start(lineup: Sequence[Player], game_key: jax.Array) -> tuple[Any, ...]:
+    """The carries of a lineup's distinct players for a new game with key ``game_key``."""
+    return tuple(player.start(game_key) for player in distinct(lineup))
+
+
+def decide(rules: Rules, state: State, lineup: Sequence[Player], carries: tuple[Any, ...]) -> tuple[jax.Array, tuple]:
+    """The action of one game's pending decision, ``lineup[s]`` deciding for seat s (0 once over:
+    ``batch.agents.decide``), and the carries, each advanced only where its player acted."""
+    players = distinct(lineup)
+    seat_player = np.array([players.index(p) for p in lineup] + [0] * (SEATS - len(lineup)), dtype=np.int32)
+    acting = jnp.asarray(seat_player)[_seat(state)]
+    live = state.pending_kind >= 0
+    action = jnp.zeros((), I32)
+    out = []
+    for i, (player, carry) in enumerate(zip(players, carries, strict=True)):
+        mine = live & (acting == i)
+        chosen, moved = player.act(rules, state, carry)
+        action = jnp.where(mine, chosen, action)
+        out.append(jax.tree_util.tree_map(lambda new, old, mine=mine: jnp.where(mine, new, old), moved, carry))
+    return action, tuple(out)
+
+
+__all__ = [
+    "REGISTRY",
+    "Player",
+    "Streams",
+    "accuser",
+    "apply_rule",
+    "bayes_v1_rule",
+    "chief_of",
+    "decide",
+    "distinct",
+    "draw",
+    "legal_mask",
+    "make_player",
+    "matches",
+    "most_likely_target",
+    "register",
+    "seat_keys",
+    "start",
+    "start_streams",
+    "streams_of",
+    "swap_mask",
+    "target_matrix",
+    "targets",
+    "uniform_legal",
+]
