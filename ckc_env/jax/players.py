@@ -52,7 +52,6 @@ from ..engine.actions import (
     CLUE_FACE_A,
     FORCED_ACCUSATION,
     KEEP,
-    N_ACTIONS,
     PASS,
     SWAP,
     WINDOW,
@@ -65,7 +64,10 @@ from .bayes_rule import accuse_or_pass, non_accuser_odds
 from .beliefs import chief_and_assistant, count_worlds, seat_beliefs, slot_candidates
 from .chance import below, mix64, words
 from .chip_values import expected_chip_values
+from .game import legal_mask_one
+from .scoring import chief_of, matches
 from .state import Rules, State, split_keys
+from .suspicion import targets
 
 I32, U32 = jnp.int32, jnp.uint32
 _BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
@@ -111,44 +113,19 @@ def draw(streams: Streams, seat: jax.Array, used: jax.Array) -> tuple[jax.Array,
 
 
 # ------------------------------------------------------------------------------ what the table allows
-def targets(state: State) -> jax.Array:
-    """() uint32: cats anyone may accuse now: in a row and not accused this round."""
-    return state.row_cats & ~state.accused_cats
-
-
 def target_matrix(state: State) -> jax.Array:
     """(32,) bool: the cats the acting seat may accuse now."""
     return (targets(state) >> _BIT_INDEX) & 1 == 1
 
 
-def swap_mask(rules: Rules, state: State) -> jax.Array:
-    """(4,) bool: the legal ``SWAP + k - 1`` actions (swap with the seat k places clockwise) of a
-    pending Cafe Adler decision (all False otherwise): seats holding a chip of the Adler chip's
-    colour that may be taken (not face-up, not the Stasi chip)."""
-    if not rules.config.cafe_adler:
-        return jnp.zeros(4, bool)
-    seat = jnp.clip(state.pending_seat.astype(I32), 0)
-    n = state.n.astype(I32)
-    colour = jnp.asarray(rules.chip_colour)[jnp.clip(state.pending_chip.astype(I32), 0)]
-    takeable = (jnp.asarray(rules.chip_colour) == colour) & ~state.face_up & ~jnp.asarray(rules.not_swappable)
-    has = jnp.any(state.holdings & takeable, axis=-1)  # (5,)
-    offsets = np.arange(1, 5, dtype=np.int32)
-    other = (seat + offsets) % n
-    return (state.pending_kind == CAFE_ADLER) & (offsets < n) & has[other] & (other != seat)
-
-
 def legal_mask(rules: Rules, state: State) -> jax.Array:
-    """(40,) bool: the legal actions of the pending decision (``batch.game.legal_action_mask``'s
-    row; all False once over). The random player reads it; it is computed here rather than taken
-    from ``jax.game`` so that the players do not depend on the state machine."""
-    kind = state.pending_kind
-    accusing = (kind == WINDOW) | (kind == FORCED_ACCUSATION)
-    mask = jnp.zeros(N_ACTIONS, bool)
-    mask = mask.at[PASS].set(kind == WINDOW)
-    mask = mask.at[ACCUSE : ACCUSE + N_CATS].set(accusing & target_matrix(state))
-    mask = mask.at[CLUE_FACE_A : CLUE_FACE_A + 2].set(kind == CLUE_FACE)
-    mask = mask.at[KEEP].set(kind == CAFE_ADLER)
-    return mask.at[SWAP:].set(swap_mask(rules, state))
+    """(40,) bool: the legal actions of the pending decision (the engine's ``legal_mask_one``)."""
+    return legal_mask_one(rules, state)
+
+
+def swap_mask(rules: Rules, state: State) -> jax.Array:
+    """(4,) bool: the legal ``SWAP + k - 1`` actions of a pending Cafe Adler decision."""
+    return legal_mask_one(rules, state)[SWAP:]
 
 
 def uniform_legal(mask: jax.Array, hi: jax.Array, lo: jax.Array) -> jax.Array:
@@ -295,18 +272,6 @@ def _bayes_v1(rules: Rules, state: State, seat: jax.Array, forced: jax.Array, pa
     return apply_rule(params, rules, state, seat, chief, assistant, values, forced, (chief_counts, total))
 
 
-def chief_of(clues: jax.Array, bag: jax.Array) -> jax.Array:
-    """() int32 the chief spy: the cat with every clue value (``batch.scoring.chief_of``)."""
-    every = jnp.concatenate([clues, bag]).astype(I32)
-    value_a = (every >= 0) & (every & 1 == 0)
-    return jnp.sum(value_a.astype(I32) << jnp.clip(every >> 1, 0))
-
-
-def matches(cats: jax.Array, chief: jax.Array) -> jax.Array:
-    """How many of the five clue values each cat shows."""
-    return 5 - lax.population_count((cats ^ chief) & 31).astype(I32)
-
-
 def _cheater(rules: Rules, state: State, seat: jax.Array, forced: jax.Array, params: None) -> jax.Array:
     chief = chief_of(state.clues, state.bag)  # cheating: the hidden clues
     allowed = target_matrix(state)
@@ -378,7 +343,10 @@ def register(name: str, factory: Callable[..., Player]) -> None:
 
 
 def make_player(name: str, **params: Any) -> Player:
-    """A player by its registered name, with its parameters (bayes_v1: ``BayesParams``'s)."""
+    """A player by its registered name, with its parameters (bayes_v1: ``BayesParams``'s;
+    bayes_v2: ``BayesV2Params``'s, from ``jax.players_posterior``, which registers it)."""
+    if name not in REGISTRY:
+        from . import players_posterior  # noqa: F401  (registers bayes_v2, built on this module)
     if name not in REGISTRY:
         raise ValueError(f"no JAX player {name!r}: players are {sorted(REGISTRY)}")
     return REGISTRY[name](**params)
