@@ -21,9 +21,10 @@ jax = pytest.importorskip("jax")
 from ckc_env import batch  # noqa: E402
 from ckc_env.batch.chance import slot_seeds  # noqa: E402
 from ckc_env.batch.state import ARRAYS, RoundRecord  # noqa: E402
+from ckc_env.batch.summary import round_summaries  # noqa: E402
 from ckc_env.config import GameConfig  # noqa: E402
 from ckc_env.engine.chance import key_of, next_key, word  # noqa: E402
-from ckc_env.jax import chance, game  # noqa: E402
+from ckc_env.jax import chance, game, summary  # noqa: E402
 from ckc_env.jax.state import from_batch, join_keys, rules_of, split_keys, to_batch  # noqa: E402
 
 OPTIONS = {
@@ -90,6 +91,7 @@ def play_both(config: GameConfig, steps: int, size: int = 48, seed: int = 3, eac
         batch.step(numpy_state, actions, autoreset=True)
         jax_state = stepper(rules, jax_state, actions.astype(np.int32), True)
         finished += int(numpy_state.terminated.sum())
+        assert summary.round_summaries(rules, jax_state) == round_summaries(numpy_state)
     assert differences(numpy_state, rules, jax_state) == []
     return finished
 
