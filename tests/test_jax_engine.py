@@ -1,11 +1,15 @@
 """The JAX engine against the NumPy batched engine: the same seeds and actions give the same
-states, masks, rewards and round records, exactly, under every rule option, with player counts
-mixed in each batch. The default run plays every option switched on (and the short games of a
-small pool); ``-m slow`` adds a pairwise covering of the options (CI runs it: each combination of
-static options is one compilation, about 20 s here) and every combination (576 compilations).
+states, masks, rewards, round records and round summaries, exactly, under every combination of
+the rule options, with every player count.
 
-The NumPy batched engine is proved equal to the scalar engine (``test_batch_engine.py``), so a
-seed deals the same game on all three engines.
+The options that shape the arrays (``game.STATIC_OPTIONS``: the Stasi and Cafe Adler variants,
+the chip pool) are one compilation each; every other option is data, so one JAX batch holds a
+game of every combination of them (window order, ``reopen_windows``, ``clue_face``,
+``non_accuser_white``, a fixed or drawn first player, the targets) at 3, 4 and 5 players, and each
+combination is played beside it by its own NumPy batch. The default run covers all four variant
+combinations; ``-m slow`` adds a small chip pool, ``lax.scan`` and longer games. The NumPy batched
+engine is proved equal to the scalar engine (``test_batch_engine.py``), so a seed deals the same
+game on all three engines.
 """
 
 from __future__ import annotations
@@ -27,113 +31,99 @@ from ckc_env.engine.chance import key_of, next_key, word  # noqa: E402
 from ckc_env.jax import chance, game, summary  # noqa: E402
 from ckc_env.jax.state import from_batch, join_keys, rules_of, split_keys, to_batch  # noqa: E402
 
-OPTIONS = {
-    "stasi": (False, True),
-    "cafe_adler": (False, True),
-    "reopen_windows": (False, True),
+DATA_OPTIONS = {
     "window_order": ("random", "clockwise_from_drawer", "clockwise_after_drawer"),
+    "reopen_windows": (False, True),
     "clue_face": ("random", "choose"),
     "non_accuser_white": ("chief_in_deck", "chief_uncaught"),
     "first_player": ("random", 2),
+    "target_points": (10, 5),
+    "max_rounds": (5, 2),
 }
+COMBINATIONS = [dict(zip(DATA_OPTIONS, values, strict=True)) for values in itertools.product(*DATA_OPTIONS.values())]
+COUNTS = (3, 4, 5)
+SMALL_POOL = {"gold": [3, 4], "white": [1, 1, 2], "black": [0, -1, -1]}
 
 
-def pairwise(options: dict[str, tuple]) -> list[dict]:
-    """A small set of combinations in which every pair of values of two options occurs (greedy)."""
-    names = list(options)
-    every = [dict(zip(names, values, strict=True)) for values in itertools.product(*options.values())]
-    uncovered = {((a, x), (b, y)) for a, b in itertools.combinations(names, 2) for x in options[a] for y in options[b]}
-    chosen = []
-
-    def covers(combo: dict, uncovered: set) -> int:
-        return sum(((a, combo[a]), (b, combo[b])) in uncovered for a, b in itertools.combinations(names, 2))
-
-    while uncovered:
-        best = max(every, key=lambda combo: covers(combo, uncovered))
-        chosen.append(best)
-        uncovered -= {((a, best[a]), (b, best[b])) for a, b in itertools.combinations(names, 2)}
-    return chosen
-
-
-COVERING = pairwise(OPTIONS)
-EVERY = [dict(zip(OPTIONS, values, strict=True)) for values in itertools.product(*OPTIONS.values())]
-SHORT = {"chip_pool": {"gold": [3, 4], "white": [1, 1, 2], "black": [0, -1, -1]}, "target_points": 6}
-COUNTS = [3, 4, 5, 4, 5, 3]
-
-
-def differences(numpy_state: batch.BatchState, rules, jax_state) -> list[str]:
-    mine = to_batch(rules, jax_state)
-    bad = [f.name for f in ARRAYS if not np.array_equal(getattr(numpy_state, f.name), getattr(mine, f.name))]
+def differences(numpy_state: batch.BatchState, mine: batch.BatchState, rows: slice) -> list[str]:
+    bad = [f.name for f in ARRAYS if not np.array_equal(getattr(numpy_state, f.name), getattr(mine, f.name)[rows])]
     bad += [
         f"record.{f.name}"
         for f in dataclasses.fields(RoundRecord)
-        if not np.array_equal(getattr(numpy_state.record, f.name), getattr(mine.record, f.name))
+        if not np.array_equal(getattr(numpy_state.record, f.name), getattr(mine.record, f.name)[rows])
     ]
     return bad
 
 
-def play_both(config: GameConfig, steps: int, size: int = 48, seed: int = 3, each: bool = False) -> int:
-    """Step both engines with the same seeds and random legal actions, comparing everything at every
-    step; returns the number of games finished."""
-    seeds = slot_seeds(seed, size)
-    counts = (COUNTS * size)[:size]
-    numpy_state = batch.init(config, seeds=seeds, num_players=counts)
-    rules = rules_of(config)
-    jax_state = game.init(rules, chance.keys_of_seeds(seeds), np.array(counts))
+def play_every_combination(static: dict, steps: int, seed: int = 3, each: bool = False) -> int:
+    """One JAX batch with a game of every combination of the data options at every player count,
+    each combination also played by a NumPy batch of its own, the same random legal actions in
+    both; everything compared at every step. Returns the number of games finished."""
+    configs = [GameConfig(**static, **combination) for combination in COMBINATIONS]
+    seeds = slot_seeds(seed, len(configs) * len(COUNTS))
+    numpy_batches = [
+        batch.init(config, seeds=seeds[k * len(COUNTS) : (k + 1) * len(COUNTS)], num_players=list(COUNTS))
+        for k, config in enumerate(configs)
+    ]
+    per_game = [dataclasses.replace(config, num_players=n) for config in configs for n in COUNTS]
+    rules, state = game.init_games(per_game, seeds)
     stepper = game.step_each if each else game.step
     rng = np.random.default_rng(seed)
     finished = 0
     for t in range(steps):
-        assert differences(numpy_state, rules, jax_state) == [], f"step {t}"
-        mask = batch.legal_action_mask(numpy_state).astype(bool)
-        assert np.array_equal(np.asarray(game.legal_action_mask(rules, jax_state)), mask), f"mask at step {t}"
-        actions = (rng.random(mask.shape) * mask).argmax(1)
-        batch.step(numpy_state, actions, autoreset=True)
-        jax_state = stepper(rules, jax_state, actions.astype(np.int32), True)
-        finished += int(numpy_state.terminated.sum())
-        assert summary.round_summaries(rules, jax_state) == round_summaries(numpy_state)
-    assert differences(numpy_state, rules, jax_state) == []
+        mine = to_batch(rules, state)
+        mask = np.asarray(game.legal_action_mask(rules, state))
+        actions = np.zeros(len(seeds), dtype=np.int32)
+        for k, numpy_state in enumerate(numpy_batches):
+            rows = slice(k * len(COUNTS), (k + 1) * len(COUNTS))
+            assert differences(numpy_state, mine, rows) == [], f"{COMBINATIONS[k]} at step {t}"
+            legal = batch.legal_action_mask(numpy_state).astype(bool)
+            assert np.array_equal(mask[rows], legal), f"mask of {COMBINATIONS[k]} at step {t}"
+            actions[rows] = (rng.random(legal.shape) * legal).argmax(1)
+            batch.step(numpy_state, actions[rows], autoreset=True)
+            finished += int(numpy_state.terminated.sum())
+        state = stepper(rules, state, actions, True)
+        ended = np.flatnonzero(np.asarray(state.round_ended))
+        expected = [
+            summary
+            for k, numpy_state in enumerate(numpy_batches)
+            for summary in round_summaries(numpy_state)  # in game order, as the JAX batch's
+        ]
+        assert summary.round_summaries(rules, state, ended) == expected, f"round summaries at step {t}"
     return finished
 
 
-ALL_ON = GameConfig(
-    stasi=True,
-    cafe_adler=True,
-    reopen_windows=True,
-    window_order="clockwise_after_drawer",
-    clue_face="choose",
-    non_accuser_white="chief_uncaught",
-    first_player=2,
-)
-"""Every option away from its default: the default tests share its compilation."""
-
-
-def test_every_option_on_same_games_as_numpy() -> None:
-    play_both(ALL_ON, steps=150)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("options", COVERING, ids=lambda o: "-".join(str(v) for v in o.values()))
-def test_every_option_pairwise_same_games_as_numpy(options: dict) -> None:
-    play_both(GameConfig(**options), steps=120)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("options", EVERY, ids=lambda o: "-".join(str(v) for v in o.values()))
-def test_every_option_combination_same_games_as_numpy(options: dict) -> None:
-    play_both(GameConfig(**options), steps=200)
-
-
-@pytest.mark.slow
-def test_short_games_end_by_points_and_used_up_colours() -> None:
-    """A small chip pool and a low target: games end by every reason, reset and go on."""
-    finished = play_both(dataclasses.replace(ALL_ON, **SHORT), steps=120)
-    assert finished > 20
+@pytest.mark.parametrize("stasi", [False, True])
+@pytest.mark.parametrize("cafe_adler", [False, True])
+def test_every_option_combination_same_games_as_numpy(stasi: bool, cafe_adler: bool) -> None:
+    finished = play_every_combination({"stasi": stasi, "cafe_adler": cafe_adler}, steps=40)
+    assert finished > 30  # games end (by every reason: max_rounds 2, target 5) and the slots go on
 
 
 def test_vmapped_single_game_steps_equal_the_batched_step() -> None:
     """``step_each`` (``vmap(step_one)``, what Pgx-style callers run) plays the same games."""
-    play_both(ALL_ON, steps=60, each=True)
+    play_every_combination({"stasi": True, "cafe_adler": True}, steps=25, each=True)
+
+
+@pytest.mark.slow
+def test_a_small_pool_runs_out_of_colours() -> None:
+    finished = play_every_combination({"stasi": True, "cafe_adler": False, "chip_pool": SMALL_POOL}, steps=80)
+    assert finished > 50
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stasi", [False, True])
+@pytest.mark.parametrize("cafe_adler", [False, True])
+def test_long_runs_same_games_as_numpy(stasi: bool, cafe_adler: bool) -> None:
+    play_every_combination({"stasi": stasi, "cafe_adler": cafe_adler}, steps=300, seed=11)
+
+
+def test_batches_share_the_options_that_shape_arrays() -> None:
+    with pytest.raises(ValueError, match="stasi=False and stasi=True differ"):
+        game.init_games([GameConfig(), GameConfig(stasi=True)], [0, 1])
+
+
+ALL_ON = GameConfig(stasi=True, cafe_adler=True, reopen_windows=True, clue_face="choose", first_player=2)
 
 
 @pytest.mark.slow
@@ -184,4 +174,4 @@ def test_a_seed_is_the_same_stream_on_every_engine() -> None:
 def test_from_batch_and_to_batch_are_inverse() -> None:
     numpy_state = batch.init(ALL_ON, batch_size=16, seed=5)
     rules, state = from_batch(numpy_state)
-    assert differences(numpy_state, rules, state) == []
+    assert differences(numpy_state, to_batch(rules, state), slice(None)) == []

@@ -53,9 +53,10 @@ def expected_worth(chief: jax.Array, assistant: jax.Array, values: jax.Array) ->
 
 
 def non_accuser_odds(
-    chief: jax.Array, drawn: jax.Array, non_accuser_white: str, total: jax.Array | None = None
+    chief: jax.Array, drawn: jax.Array, non_accuser_white: str | jax.Array, total: jax.Array | None = None
 ) -> jax.Array:
-    """(...) the chance that a player who never accuses gets white: 1 with ``chief_uncaught``, else
+    """(...) the chance that a player who never accuses gets white: 1 with ``chief_uncaught`` (the option
+    by name, or a bool: ``state.options.chief_uncaught``), else
     P(the chief is still in the deck), from ``chief``, the posterior over all 32 cats (..., 32), and
     ``drawn``, the cats drawn (...) uint32 bits.
 
@@ -63,17 +64,19 @@ def non_accuser_odds(
     counts) that ``total`` normalises: the chance is then one correctly rounded quotient, equal to
     a target's P(assistant) when their counts are equal, as the twin's float64 sum finds them
     (a float32 sum of 32 rounded quotients would miss by an ulp and flip the rule's ``>=``)."""
-    if non_accuser_white == "chief_uncaught":
-        return jnp.ones(jnp.shape(drawn), F32)
+    uncaught = non_accuser_white == "chief_uncaught" if isinstance(non_accuser_white, str) else non_accuser_white
     undrawn = (jnp.asarray(drawn, jnp.uint32)[..., None] >> _BIT_INDEX) & 1 == 0
     p_undrawn = jnp.sum(jnp.where(undrawn, chief, 0), axis=-1)
-    if total is not None:
-        return quotient(p_undrawn, total)
-    return p_undrawn.astype(F32)
+    odds = quotient(p_undrawn, total) if total is not None else p_undrawn.astype(F32)
+    return jnp.where(uncaught, jnp.ones_like(odds), odds)
 
 
 def non_accuser_value(
-    values: jax.Array, chief: jax.Array, drawn: jax.Array, non_accuser_white: str, total: jax.Array | None = None
+    values: jax.Array,
+    chief: jax.Array,
+    drawn: jax.Array,
+    non_accuser_white: str | jax.Array,
+    total: jax.Array | None = None,
 ) -> jax.Array:
     """(...) what a player who never accuses expects to score (the twin's function): white while the
     chief is uncaught (``chief_uncaught``), else white while the chief may still be in the deck,

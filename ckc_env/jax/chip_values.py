@@ -28,7 +28,7 @@ def expected_chip_values(rules: Rules, state: State, seat: jax.Array) -> jax.Arr
     counts = pool_count - state.chip_table[seat, :3].astype(jnp.int32)
     if rules.stasi_id >= 0:  # counts 0, or -2 in the last round, unless the seat holds it
         elsewhere = ~state.holdings[seat, rules.stasi_id]
-        last_round = state.round_index.astype(jnp.int32) + 1 >= rules.config.max_rounds
+        last_round = state.round_index.astype(jnp.int32) + 1 >= state.options.max_rounds
         sums = sums.at[BLACK].add(-2 * (elsewhere & last_round).astype(jnp.int32))
     ok = (counts > 0) & (state.supply_len > 0)
     return jnp.where(ok, sums.astype(jnp.float32) / jnp.where(ok, counts, 1).astype(jnp.float32), 0.0)

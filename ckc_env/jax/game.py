@@ -16,6 +16,7 @@ compiled once per :class:`~ckc_env.jax.state.Rules` (a static argument).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -25,7 +26,7 @@ import numpy as np
 from jax import lax
 
 from ..batch.state import SEATS, RoundRecord
-from ..config import GOLD
+from ..config import GOLD, GameConfig
 from ..engine.actions import (
     ACCUSE,
     CAFE_ADLER,
@@ -51,7 +52,7 @@ from .scoring import (
     swap_targets,
     swapping,
 )
-from .state import Rules, State, choose, empty, put, set_at
+from .state import Options, Rules, State, choose, empty, options_of, put, rules_of, set_at
 from .suspicion import accuse, drawing, forced, in_window, targets
 
 _SEATS = np.arange(SEATS)
@@ -122,18 +123,11 @@ def advance(rules: Rules, state: State, autoreset: bool = False) -> State:
     """Play everything that needs no decision, up to the next decision or the game's end.
 
     The phases run in their order, each at most once per step, since a round needs decisions: the
-    suspicion phase's loop, the scoring (once), the Cafe Adler loop and the round's end, the deal
-    of the next round (or, with ``autoreset``, of the slot's next game), and the new round's
-    suspicion loop. A vmapped ``lax.switch`` computes every branch, so the shuffles of a deal and
-    the hand-out are computed once per step this way, not in every pass of one loop."""
-    state = _draw_and_accuse(rules, put(state, pending_kind=-1))
-    state = _score_and_swap(rules, state)
-    dealing = state.phase == DEALING
-    if autoreset:
-        renewed = state.phase == GAME_OVER
-        state = choose(renewed, new_game(rules, put(state, key=chance.next_key(state.key))), state)
-        dealing = dealing | renewed
-    return _draw_and_accuse(rules, choose(dealing, start_round(rules, state), state))
+    suspicion phase's loop, then :func:`_end_round_and_go_on` (the scoring, the Cafe Adler loop and
+    the round's end, the deal of the next round or, with ``autoreset``, of the slot's next game, and
+    the new round's suspicion loop). A vmapped ``lax.switch`` computes every branch, so the shuffles
+    of a deal and the hand-out are computed once per step this way, not in every pass of one loop."""
+    return _end_round_and_go_on(rules, autoreset, _draw_and_accuse(rules, put(state, pending_kind=-1)))
 
 
 def legal_mask_one(rules: Rules, state: State) -> jax.Array:
@@ -168,8 +162,8 @@ def _apply_action(rules: Rules, state: State, action: jax.Array) -> State:
 
     passing = put(step_on, window_passed=step_on.window_passed | (1 << seat))
     accusing = accuse(step_on, seat, cat)
-    if rules.config.reopen_windows:
-        accusing = put(accusing, window_owed=accusing.window_owed | accusing.window_passed, window_passed=0)
+    reopened = put(accusing, window_owed=accusing.window_owed | accusing.window_passed, window_passed=0)
+    accusing = choose(state.options.reopen_windows, reopened, accusing)
     window = choose(action == PASS, passing, accusing)
     forced = accuse(step_on, seat, cat)
     face = put(step_on, clues=set_at(step_on.clues, seat, 2 * step_on.tiles[seat] + (action - CLUE_FACE_A)))
@@ -192,27 +186,76 @@ def step_one(rules: Rules, state: State, action: jax.Array, autoreset: bool = Fa
     return choose(live, played, state)
 
 
-def init_one(rules: Rules, key: jax.Array, n: jax.Array, first_player: jax.Array | None = None) -> State:
-    """A new game with this key ((2,) uint32) and player count, run to its first decision."""
+def init_one(
+    rules: Rules, key: jax.Array, n: jax.Array, first_player: jax.Array | None = None, options: Options | None = None
+) -> State:
+    """A new game with this key ((2,) uint32) and player count, run to its first decision; its
+    first player (-1: drawn) and options default to ``rules.config``'s."""
+    state = empty(rules)
     option = rules.config.first_player
-    fixed = -1 if option == "random" else option
     state = put(
-        empty(rules),
+        state.replace(options=state.options if options is None else options),
         key=key,
         n=n,
-        first_player_option=fixed if first_player is None else first_player,
+        first_player_option=(-1 if option == "random" else option) if first_player is None else first_player,
     )
     state = state.replace(record=put(state.record, n=n))
     return advance(rules, start_round(rules, new_game(rules, state)))
 
 
 @partial(jax.jit, static_argnums=(0,))
-def init(rules: Rules, keys: jax.Array, n: jax.Array | None = None) -> State:
-    """B new games: (B, 2) uint32 keys (``chance.keys_of_seeds``), (B,) player counts (default the
-    configuration's); each run to its first decision."""
+def init(
+    rules: Rules,
+    keys: jax.Array,
+    n: jax.Array | None = None,
+    first_player: jax.Array | None = None,
+    options: Options | None = None,
+) -> State:
+    """B new games: (B, 2) uint32 keys (``chance.keys_of_seeds``); (B,) player counts, first players
+    (-1: drawn) and :class:`~ckc_env.jax.state.Options` of (B,) arrays, each defaulting to the
+    configuration's (:func:`init_games` builds them from one configuration per game); each game run
+    to its first decision."""
+    size = keys.shape[0]
     if n is None:
-        n = jnp.full(keys.shape[0], rules.config.num_players, dtype=jnp.int32)
-    return jax.vmap(partial(init_one, rules))(keys, n)
+        n = jnp.full(size, rules.config.num_players, dtype=jnp.int32)
+    if first_player is None:
+        option = rules.config.first_player
+        first_player = jnp.full(size, -1 if option == "random" else option, dtype=jnp.int32)
+    if options is None:
+        options = jax.tree_util.tree_map(jnp.asarray, options_of([rules.config] * size))
+    return jax.vmap(partial(init_one, rules))(keys, n, first_player, options)
+
+
+STATIC_OPTIONS = ("stasi", "cafe_adler", "chip_pool")
+"""The options that shape the arrays (the chip pool and the variants' chips in it): one
+compilation per value. The others are data (``state.options``), free to differ between games."""
+
+
+def init_games(configs: Sequence[GameConfig], seeds: Sequence[int]) -> tuple[Rules, State]:
+    """Games seeded ``seeds``, game b under ``configs[b]`` (player counts and every option but
+    :data:`STATIC_OPTIONS` may differ from game to game), with the rules to step them by: one
+    compilation serves every combination of the other options."""
+    configs = list(configs)
+    if len(configs) != len(seeds) or not configs:
+        raise ValueError(f"one configuration per seed: {len(configs)} configurations for {len(seeds)} seeds")
+    first = configs[0]
+    for config in configs[1:]:
+        for name in STATIC_OPTIONS:
+            if getattr(config, name) != getattr(first, name):
+                raise ValueError(
+                    f"the games of a batch share {list(STATIC_OPTIONS)}: {name}={getattr(first, name)!r} and "
+                    f"{name}={getattr(config, name)!r} differ (run one batch per value)"
+                )
+    rules = rules_of(GameConfig(**{name: getattr(first, name) for name in STATIC_OPTIONS}))
+    first_player = np.array([-1 if c.first_player == "random" else c.first_player for c in configs], np.int32)
+    state = init(
+        rules,
+        chance.keys_of_seeds(seeds),
+        np.array([c.num_players for c in configs], np.int32),
+        first_player,
+        jax.tree_util.tree_map(jnp.asarray, options_of(configs)),
+    )
+    return rules, state
 
 
 ROUND_END_SHARE = 8

@@ -108,11 +108,10 @@ def _public(rules: Rules, state: State, seat: jax.Array) -> dict[str, jax.Array]
     def relative(who: jax.Array) -> jax.Array:
         return (who.astype(I32) - seat) % n
 
-    config = rules.config
-    flags = np.array(
-        [config.stasi, config.cafe_adler, config.clue_face == "choose", config.non_accuser_white == "chief_uncaught"],
-        dtype=np.float32,
-    )
+    config, options = rules.config, state.options
+    flags = jnp.stack(
+        [jnp.asarray(config.stasi), jnp.asarray(config.cafe_adler), options.choose_faces, options.chief_uncaught]
+    ).astype(F32)
     p: dict[str, jax.Array] = {
         "seat_present": present.astype(F32),
         "num_players": _hot(n - 3, 3),

@@ -217,13 +217,13 @@ def bayes_v1_rule(
     n: jax.Array,
     drawn: jax.Array,
     forced: jax.Array,
-    non_accuser_white: str,
+    non_accuser_white: str | jax.Array,
     counts: tuple[jax.Array, jax.Array] | None = None,
 ) -> jax.Array:
     """bayes_v1's rule (``batch.agents.bayes_v1_rule``): ``ACCUSE + cat`` or ``PASS`` given the
     posterior (32,), the cats that may be accused (32,) bool, the expected chip values (3,), the
     other players who may still accuse, the player count, the cats drawn (uint32) and whether the
-    accusation is forced; ``p`` and ``non_accuser_white`` are static. ``counts``, the exact
+    accusation is forced; ``p`` is static, ``non_accuser_white`` the option or a per-game bool (``state.options.chief_uncaught``). ``counts``, the exact
     (chief counts, total) behind the posterior when it has them, makes the non-accuser's value
     exact (``bayes_rule.non_accuser_odds``)."""
     weights, total = (chief, None) if counts is None else counts
@@ -259,7 +259,7 @@ def apply_rule(
         n,
         drawn,
         forced,
-        rules.config.non_accuser_white,
+        state.options.chief_uncaught,
         counts,
     )
 

@@ -244,7 +244,7 @@ def _hypotheses(c: _Card, decider: jax.Array) -> tuple[jax.Array, jax.Array]:
 
 def _predict(
     p: BayesParams,
-    non_accuser_white: str,
+    non_accuser_white: str | jax.Array,
     r: _Round,
     counts: jax.Array,
     drawn: jax.Array,
@@ -267,7 +267,7 @@ def _predict(
 
 def _factors(
     p: BayesParams,
-    non_accuser_white: str,
+    non_accuser_white: str | jax.Array,
     fixed: jax.Array,
     r: _Round,
     cards: _Card,
@@ -298,7 +298,7 @@ def _add(sums: jax.Array, deciders: jax.Array, factors: jax.Array) -> jax.Array:
 def _read_sums(
     p: BayesParams,
     follow: float,
-    non_accuser_white: str,
+    non_accuser_white: str | jax.Array,
     state: State,
     seat: jax.Array,
     values: jax.Array,
@@ -410,7 +410,7 @@ def read(
     accusations = jnp.where(stale, 0, accusations)
     sums = jnp.where(stale, 0, reading.sums[seat])
     sums = _read_sums(
-        params, follow, rules.config.non_accuser_white, state, seat, values, windows, accusations, sums, chunk
+        params, follow, state.options.chief_uncaught, state, seat, values, windows, accusations, sums, chunk
     )
     reading = Reading(
         key=reading.key.at[seat].set(key),
@@ -548,7 +548,7 @@ def model_actions(
     table = _card(r, jnp.asarray(card, I32))
     candidates, counts = _hypotheses(table, jnp.asarray(decider, I32))
     targets = jnp.asarray(targets, U32)
-    predicted = _predict(params, rules.config.non_accuser_white, r, counts, table.drawn, targets, others, forced)
+    predicted = _predict(params, state.options.chief_uncaught, r, counts, table.drawn, targets, others, forced)
     return candidates, predicted
 
 

@@ -57,11 +57,11 @@ def start_round(rules: Rules, state: State) -> State:
     state, (tiles, clues, bag, deck) = deal(state)
     n = state.n.astype(jnp.int32)
     first = state.next_first_player
-    choosing = rules.config.clue_face == "choose"
+    choosing = state.options.choose_faces
     state = put(
         state,
         tiles=tiles,
-        clues=jnp.full(SEATS, -1) if choosing else clues,
+        clues=jnp.where(choosing, -1, clues),
         bag=bag,
         deck=deck,
         deck_len=N_CATS + SEATS - n,
@@ -71,9 +71,12 @@ def start_round(rules: Rules, state: State) -> State:
         stasi_taker=-1,
     )
     state = cleared(state, "new_round", rules)
-    if choosing:
-        return put(state, phase=CHOOSING_FACES, queue=jnp.asarray(CLOCKWISE)[n, first], queue_len=n)
-    return put(state, phase=DRAWING, queue_len=0)
+    return put(
+        state,  # 3.1 [option] clue_face="choose": the seats choose their faces in turn from the first player
+        phase=jnp.where(choosing, CHOOSING_FACES, DRAWING),
+        queue=jnp.where(choosing, jnp.asarray(CLOCKWISE)[n, first], state.queue),
+        queue_len=jnp.where(choosing, n, 0),
+    )
 
 
 def choosing_faces(rules: Rules, state: State) -> State:

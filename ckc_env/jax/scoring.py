@@ -69,11 +69,10 @@ def hand_out(rules: Rules, state: State, chief: jax.Array) -> State:
     around = jnp.asarray(CLOCKWISE)[n, (state.last_drawer + 1) % n].astype(jnp.int32)
     idle = (around >= 0) & (state.accused_by[around % SEATS] < 0)
     idle_seats, idle_count = compact(around, idle)
-    if rules.config.non_accuser_white == "chief_in_deck":
-        drawn = jax.lax.reduce(state.rows | state.discards, jnp.uint32(0), jax.lax.bitwise_or, (0,))
-        white = (drawn >> chief.astype(jnp.uint32)) & 1 == 0
-    else:  # "chief_uncaught": the German edition
-        white = (state.accused_cats >> chief.astype(jnp.uint32)) & 1 == 0
+    drawn = jax.lax.reduce(state.rows | state.discards, jnp.uint32(0), jax.lax.bitwise_or, (0,))
+    in_deck = (drawn >> chief.astype(jnp.uint32)) & 1 == 0  # "chief_in_deck"
+    uncaught = (state.accused_cats >> chief.astype(jnp.uint32)) & 1 == 0  # "chief_uncaught": the German edition
+    white = jnp.where(state.options.chief_uncaught, uncaught, in_deck)
     total = count + idle_count
     idle_part = ~accused & (total > _SEATS)
     after = jnp.clip(_SEATS - count, 0, SEATS - 1)
@@ -254,10 +253,10 @@ def settle_winners(state: State) -> State:
 
 def game_end_reasons(rules: Rules, state: State) -> jax.Array:
     """6: bits of ``REASONS``: a player at the target points, a colour used up, the last round."""
-    config = rules.config
+    options = state.options
     present = state.n > _SEATS
     return (
-        ((state.points >= config.target_points) & present).any() * 1
+        ((state.points >= options.target_points) & present).any() * 1
         + (state.supply_len == 0).any() * 2
-        + (state.round_index + 1 >= config.max_rounds) * 4
+        + (state.round_index + 1 >= options.max_rounds) * 4
     ).astype(jnp.int32)

@@ -15,8 +15,12 @@ environment must not flip a process-wide switch):
 | ``rewards`` (5,) float64 | (5,) float32 (points are small integers: exact) |
 
 The record of the last finished round (``RoundRecord``) is the nested :class:`Record`, likewise.
-What is fixed for a batch (the options, the chip pool) is :class:`Rules`, a hashable static
-argument of the jitted functions. :func:`from_batch` and :func:`to_batch` convert whole batches
+What shapes the arrays or the compiled code (the chip pool, with the Stasi and Cafe Adler chips in
+it) is :class:`Rules`, a hashable static argument of the jitted functions. The other rule options
+are data, per game (:class:`Options`: the window order, ``reopen_windows``, ``clue_face``,
+``non_accuser_white``, ``target_points``, ``max_rounds``; the first player is
+``first_player_option``): one compilation plays every combination of them, in one batch if need
+be (a batch of the NumPy engine shares them all). :func:`from_batch` and :func:`to_batch` convert whole batches
 between the engines, so any position of the NumPy engine can be read by the JAX functions and back
 (the differential tests and the host-side summaries use them).
 """
@@ -24,6 +28,7 @@ between the engines, so any position of the NumPy engine can be read by the JAX 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -33,7 +38,37 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..batch.state import ARRAYS, BatchRules, BatchState, RoundRecord, batch_rules, empty_state
-from ..config import GameConfig
+from ..config import WINDOW_ORDER_CHOICES, GameConfig
+
+
+@jax.tree_util.register_dataclass
+@dataclass(frozen=True)
+class Options:
+    """The rule options that are data (per game, a leading batch axis when batched): what
+    ``GameConfig`` says, as :func:`options_of` reads it."""
+
+    window_order: jax.Array  # int8: the index in config.WINDOW_ORDER_CHOICES
+    reopen_windows: jax.Array  # bool
+    choose_faces: jax.Array  # bool: clue_face == "choose"
+    chief_uncaught: jax.Array  # bool: non_accuser_white == "chief_uncaught"
+    target_points: jax.Array  # int16
+    max_rounds: jax.Array  # int8
+
+
+def options_of(configs: GameConfig | Sequence[GameConfig]) -> Options:
+    """The options of a configuration (scalars) or of one configuration per game ((B,) arrays)."""
+    many = not isinstance(configs, GameConfig)
+    listed = list(configs) if many else [configs]
+    values = Options(
+        window_order=np.array([WINDOW_ORDER_CHOICES.index(c.window_order) for c in listed], np.int8),
+        reopen_windows=np.array([c.reopen_windows for c in listed], bool),
+        choose_faces=np.array([c.clue_face == "choose" for c in listed], bool),
+        chief_uncaught=np.array([c.non_accuser_white == "chief_uncaught" for c in listed], bool),
+        target_points=np.array([c.target_points for c in listed], np.int16),
+        max_rounds=np.array([c.max_rounds for c in listed], np.int8),
+    )
+    return values if many else jax.tree_util.tree_map(lambda x: x[0], values)
+
 
 _WIDE = {"key", "counter", "holdings", "face_up", "rewards"}
 """The batched fields whose representation differs here (see the module docstring)."""
@@ -137,7 +172,8 @@ Record = _pytree(
 State = _pytree(
     dataclasses.make_dataclass(
         "State",
-        [(name, jax.Array) for name in _STATE_FIELDS] + [("record", Any, field(default=None))],
+        [(name, jax.Array) for name in _STATE_FIELDS]
+        + [("record", Any, field(default=None)), ("options", Any, field(default=None))],
         frozen=True,
         namespace={
             "__doc__": "One game (a batch under ``jax.vmap``): ``batch.state.BatchState``'s array fields, per game.",
@@ -212,12 +248,14 @@ def from_batch(state: BatchState) -> tuple[Rules, State]:
     rules = state.rules
     values = {name: jnp.asarray(_to_jax(name, getattr(state, name), rules)) for name in _STATE_FIELDS}
     record = Record(**{name: jnp.asarray(getattr(state.record, name)) for name in _RECORD_FIELDS})
-    return rules_of(rules), State(**values, record=record)
+    options = options_of([rules.config] * state.batch_size)
+    return rules_of(rules), State(**values, record=record, options=jax.tree_util.tree_map(jnp.asarray, options))
 
 
 def to_batch(rules: Rules, state: State, chance: Any = None) -> BatchState:
     """The NumPy batch of JAX games (a leading batch axis): what the host-side readers, summaries
-    and tests of the batched engine take. ``chance`` (default ``RandomChance``) serves further steps."""
+    and tests of the batched engine take. ``chance`` (default ``RandomChance``) serves further steps.
+    The NumPy batch's options are ``rules.config``'s (``state.options`` are not carried over)."""
     from ..batch.chance import RandomChance
 
     host = jax.device_get(state)

@@ -59,15 +59,21 @@ def open_window(rules: Rules, state: State) -> State:
     """[decision] after a resolved card every player gets one decision, in the window's order."""
     n = state.n.astype(jnp.int32)
     drawer = state.last_drawer.astype(jnp.int32)
-    option = rules.config.window_order
-    if option == "random":
-        (hi, lo), state = draw(state, 1)
-        seats = jnp.asarray(SEAT_ORDERS)[n, chance.below(hi[0], lo[0], jnp.asarray(N_ORDERS)[n])]
-    elif option == "clockwise_from_drawer":
-        seats = jnp.asarray(CLOCKWISE)[n, drawer % n]
-    else:
-        seats = jnp.asarray(CLOCKWISE)[n, (drawer + 1) % n]
-    return put(state, window_order=seats, queue=seats, queue_len=n, queue_pos=0, window_passed=0, window_owed=0)
+    option = state.options.window_order  # WINDOW_ORDER_CHOICES: random, from the drawer, after the drawer
+    (hi, lo), drawn = draw(state, 1)
+    random = jnp.asarray(SEAT_ORDERS)[n, chance.below(hi[0], lo[0], jnp.asarray(N_ORDERS)[n])]
+    clockwise = jnp.asarray(CLOCKWISE)[n, (drawer + (option == 2)) % n]
+    seats = jnp.where(option == 0, random, clockwise)
+    return put(
+        state,
+        counter=jnp.where(option == 0, drawn.counter, state.counter),
+        window_order=seats,
+        queue=seats,
+        queue_len=n,
+        queue_pos=0,
+        window_passed=0,
+        window_owed=0,
+    )
 
 
 def in_window(rules: Rules, state: State) -> State:
@@ -82,8 +88,8 @@ def in_window(rules: Rules, state: State) -> State:
     moves = state.last_card != INVESTIGATOR
     closed = put(state, drawer=jnp.where(moves, (state.drawer + 1) % state.n, state.drawer), phase=DRAWING)
     out = choose(eligible.any(), asked, closed)
-    if rules.config.reopen_windows:
-        out = choose(~eligible.any() & (state.window_owed != 0), reopen_window(state), out)
+    reopening = state.options.reopen_windows & ~eligible.any() & (state.window_owed != 0)
+    out = choose(reopening, reopen_window(state), out)
     out = choose(targets(state) != 0, out, closed)
     return choose(state.round_over, put(state, phase=SCORING), out)
 
