@@ -120,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=ENGINES,
         default="auto",
         help="auto (default): the batched engine when every player has a batched form, else the scalar one; "
-        "batched: insist on it; scalar: one game at a time, as before the batched engine",
+        "batched: insist on it; scalar: one game at a time, as before the batched engine; jax: the JAX engine, "
+        "the game loop on the device (the jax extra; the same games)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(

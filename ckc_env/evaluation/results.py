@@ -44,7 +44,7 @@ class TournamentResult:
     seed: int
     per_game: dict[str, list[list[float]]] = field(repr=False)  # metric -> per lineup index -> values
     rounds_per_game: float = 0.0
-    engine: str = "scalar"  # which engine played the games: "scalar" or "batched"
+    engine: str = "scalar"  # which engine played the games: "scalar", "batched" or "jax"
     seating: dict[str, Any] = field(default_factory=lambda: describe("balanced", 3))  # how seats were assigned
 
     @property

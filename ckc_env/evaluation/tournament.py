@@ -26,6 +26,9 @@ in one forward pass). Both engines deal a seed's game from one chance model (``e
 the players draw their random choices alike, so the same lineup and seed give the same games, game
 by game, on either engine.
 ``engine="scalar"`` (``ckc-evaluate --engine scalar``) plays them one at a time as before.
+``engine="jax"`` (the ``jax`` extra) plays them on the JAX engine, the whole game loop on the device
+(:func:`ckc_env.jax.tournament.play_jax`: the same seatings, seeds and records; equal game for game
+but where a float32 near-tie turns a bayes or agent decision).
 
 Every count is bounded (:mod:`ckc_env.cli`): at most :data:`~ckc_env.cli.MAX_GAMES` games (a
 million), a root seed from 0 to 2**64 - 1, at most :data:`~ckc_env.cli.MAX_WORKERS` workers; a
@@ -58,7 +61,7 @@ import numpy as np
 from ..agents import Agent
 from ..batch.agents import BATCH_REGISTRY
 from ..batch.state import SEATS
-from ..cli import MAX_GAMES, MAX_SEED, MAX_WORKERS, check_count
+from ..cli import MAX_GAMES, MAX_SEED, MAX_WORKERS, check_count, need_extra
 from ..config import COLOURS, MAX_PLAYERS, MIN_PLAYERS, GameConfig
 from ..engine.chance import key_of
 from ..files import short
@@ -125,7 +128,7 @@ def play_game(table: Table | GameConfig, agents: Sequence[Agent], seed: int) -> 
 
 BATCH_GAMES = 4096
 """The most games the batched engine plays at once in a tournament (memory stays well under 1 GiB)."""
-ENGINES = ("auto", "batched", "scalar")
+ENGINES = ("auto", "batched", "scalar", "jax")
 
 
 def play_batched(
@@ -230,7 +233,8 @@ def run_tournament(
     first player in the first slot of the design (paired comparisons). ``trust_checkpoint`` lets
     stable-baselines3 zips in the lineup load (they unpickle). ``engine``: ``"auto"`` plays on the
     batched engine when every player has a batched form, ``"batched"`` insists on it, ``"scalar"``
-    plays one game at a time (``workers`` processes)."""
+    plays one game at a time (``workers`` processes), ``"jax"`` on the JAX engine (every player
+    needs a JAX form: :mod:`ckc_env.jax.tournament`)."""
     lineup = list(lineup)
     n = len(lineup)
     config = dict(config or {})
@@ -252,15 +256,18 @@ def run_tournament(
                 f"engine='batched' but {refused} have no batched form: batched players are {sorted(BATCH_REGISTRY)} "
                 "and checkpoints (engine='auto' plays such tables on the scalar engine)"
             )
+    if engine == "jax":
+        _check_jax(lineup, trust_checkpoint)
     for spec in lineup:
         validate_player(spec, trust_checkpoint=trust_checkpoint)
     arrangements = seatings([seating_key(s) for s in lineup], seating, fixed_first)
     games = -(-games // len(arrangements)) * len(arrangements)
-    batched = engine == "batched" or (
+    batched = engine in ("batched", "jax") or (
         engine == "auto" and all(batch_capable(spec, trust_checkpoint) for spec in lineup)
     )
     if batched:
-        result = _run_batched(lineup, config, seed, games, progress, trust_checkpoint, arrangements)
+        played_on = "jax" if engine == "jax" else "batched"
+        result = _run_batched(lineup, config, seed, games, progress, trust_checkpoint, arrangements, played_on)
         result.seating = describe(seating, n)
         return result
     workers = max(1, min(workers or os.cpu_count() or 1, games))
@@ -298,16 +305,36 @@ def _run_batched(
     progress: bool,
     trust: bool,
     arrangements: Sequence[Sequence[int]],
+    engine: str = "batched",
 ) -> TournamentResult:
     n = len(lineup)
-    bar = _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup) + " (batched)")
+    bar = _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup) + f" ({engine})")
+    play_part, chunk = play_batched, BATCH_GAMES
+    if engine == "jax":
+        from ..jax.tournament import JAX_GAMES, play_jax
+
+        play_part, chunk = play_jax, JAX_GAMES
     results: list[tuple[int, dict[str, Any]]] = []
-    for start in range(0, games, BATCH_GAMES):
-        part = play_batched(lineup, config, seed, range(start, min(start + BATCH_GAMES, games)), trust, arrangements)
+    for start in range(0, games, chunk):
+        part = play_part(lineup, config, seed, range(start, min(start + chunk, games)), trust, arrangements)
         results += part
         bar(len(part))
     bar(0, close=True)
-    return _collect(lineup, config, seed, games, results, "batched")
+    return _collect(lineup, config, seed, games, results, engine)
+
+
+def _check_jax(lineup: list[PlayerSpec], trust: bool) -> None:
+    """engine='jax' needs JAX (the ``jax`` extra) and a JAX form of every player: a ValueError
+    naming the extra, or the players that have none and those that do."""
+    try:
+        need_extra("jax", "jax")
+    except ValueError as exc:
+        raise ValueError(f"engine='jax' plays on JAX: {exc}") from None
+    from ..jax.tournament import accepted, missing
+
+    refused = missing(lineup, trust)
+    if refused:
+        raise ValueError(f"engine='jax' but {refused} have no JAX form: {accepted()}")
 
 
 def _collect(
