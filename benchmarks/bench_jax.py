@@ -117,9 +117,9 @@ def bots_loop(rules: Any, steps: int, bot: str) -> tuple[Callable[[Any], tuple[A
     from ckc_env.jax import game, observation
     from ckc_env.jax import players as jax_players
     from ckc_env.jax import tournament as jt
+    from ckc_env.jax.registry import make_player
 
-    jt.registry()  # bayes_v2 registers itself when its module imports
-    player = jax_players.make_player(bot)
+    player = make_player(bot)
 
     def learner(states: Any, carry: tuple) -> tuple[jax.Array, tuple]:
         """The learner's observation (into its checksum) and a uniform legal action from its word."""

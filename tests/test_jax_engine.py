@@ -6,8 +6,9 @@ The options that shape the arrays (``game.STATIC_OPTIONS``: the Stasi and Cafe A
 the chip pool) are one compilation each; every other option is data, so one JAX batch holds a
 game of every combination of them (window order, ``reopen_windows``, ``clue_face``,
 ``non_accuser_white``, a fixed or drawn first player, the targets) at 3, 4 and 5 players, and each
-combination is played beside it by its own NumPy batch. The default run covers all four variant
-combinations; ``-m slow`` adds a small chip pool, ``lax.scan`` and longer games. The NumPy batched
+combination is played beside it by its own NumPy batch: with both variants in the default run,
+the other three variant combinations with ``-m slow``, which also adds a small chip pool,
+``lax.scan``, longer games and the vmapped single-game step (CI runs them all). The NumPy batched
 engine is proved equal to the scalar engine (``test_batch_engine.py``), so a seed deals the same
 game on all three engines.
 """
@@ -93,13 +94,21 @@ def play_every_combination(static: dict, steps: int, seed: int = 3, each: bool =
     return finished
 
 
-@pytest.mark.parametrize("stasi", [False, True])
-@pytest.mark.parametrize("cafe_adler", [False, True])
+VARIANTS = [
+    pytest.param(stasi, cafe_adler, marks=() if stasi and cafe_adler else pytest.mark.slow)
+    for stasi in (False, True)
+    for cafe_adler in (False, True)
+]
+"""Both variants on in the default run; the other three combinations with ``-m slow`` (CI runs them)."""
+
+
+@pytest.mark.parametrize(("stasi", "cafe_adler"), VARIANTS)
 def test_every_option_combination_same_games_as_numpy(stasi: bool, cafe_adler: bool) -> None:
     finished = play_every_combination({"stasi": stasi, "cafe_adler": cafe_adler}, steps=40)
     assert finished > 30  # games end (by every reason: max_rounds 2, target 5) and the slots go on
 
 
+@pytest.mark.slow
 def test_vmapped_single_game_steps_equal_the_batched_step() -> None:
     """``step_each`` (``vmap(step_one)``, what Pgx-style callers run) plays the same games."""
     play_every_combination({"stasi": True, "cafe_adler": True}, steps=25, each=True)

@@ -41,7 +41,7 @@ from ckc_env.batch.beliefs import seat_beliefs as batch_seat_beliefs  # noqa: E4
 from ckc_env.batch.chip_values import expected_chip_values as batch_chip_values  # noqa: E402
 from ckc_env.config import GameConfig  # noqa: E402
 from ckc_env.engine.actions import CAFE_ADLER, CLUE_FACE, FORCED_ACCUSATION, PASS, SWAP, WINDOW  # noqa: E402
-from ckc_env.jax import players  # noqa: E402
+from ckc_env.jax import players, registry  # noqa: E402
 from ckc_env.jax.bayes_rule import non_accuser_value  # noqa: E402
 from ckc_env.jax.beliefs import seat_beliefs  # noqa: E402
 from ckc_env.jax.chip_values import expected_chip_values  # noqa: E402
@@ -149,7 +149,7 @@ def _reader(rules, made):
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_beliefs_chip_values_and_players_decide_as_the_numpy_twins(name):
     config, counts = CONFIGS[name]
-    made = [players.make_player(player, **params) for player, params in PLAYERS]
+    made = [registry.make_player(player, **params) for player, params in PLAYERS]
     twins = [make_batch_agent(player, seed=0, **params) for player, params in PLAYERS]
     rng = np.random.default_rng(7)
     reader = None
@@ -230,7 +230,7 @@ def test_lineup_plays_as_batch_decide():
     ``players.legal_mask`` and ``players.seat_keys`` are the batch's."""
     config = GameConfig(num_players=4, clue_face="choose", cafe_adler=True, stasi=True, max_rounds=2)
     names = ("random", "eager", "cheater", "passive")
-    lineup = tuple(players.make_player(n) for n in names)
+    lineup = tuple(registry.make_player(n) for n in names)
     twins = [make_batch_agent(n, seed=0) for n in names]
     size = 64
     state = batch.init(config, seeds=range(size))
@@ -268,14 +268,14 @@ def test_lineup_plays_as_batch_decide():
 
 def test_players_are_registered_and_checked():
     # bayes_v2 registers itself when jax.players_posterior is imported (it may be, by other tests)
-    assert set(players.REGISTRY) - {"bayes_v2"} == {"random", "passive", "eager", "bayes_v1", "cheater"}
-    assert players.make_player("bayes_v1") == players.make_player("bayes_v1")  # one compiled path per lineup
-    assert players.make_player("bayes_v1", sure=0.5).params == BayesParams(sure=0.5)
-    assert players.make_player("cheater").reads_hidden_state
-    hash(players.make_player("eager"))  # static arguments of jax.jit
+    assert set(registry.REGISTRY) - {"bayes_v2"} == {"random", "passive", "eager", "bayes_v1", "cheater"}
+    assert registry.make_player("bayes_v1") == registry.make_player("bayes_v1")  # one compiled path per lineup
+    assert registry.make_player("bayes_v1", sure=0.5).params == BayesParams(sure=0.5)
+    assert registry.make_player("cheater").reads_hidden_state
+    hash(registry.make_player("eager"))  # static arguments of jax.jit
     with pytest.raises(ValueError, match="no JAX player 'genius'"):
-        players.make_player("genius")
+        registry.make_player("genius")
     with pytest.raises(ValueError, match=r"unknown bayes_v1 parameter\(s\) \['boldness'\]"):
-        players.make_player("bayes_v1", boldness=1.0)
+        registry.make_player("bayes_v1", boldness=1.0)
     with pytest.raises(ValueError, match="eager takes no parameters"):
-        players.make_player("eager", sure=0.5)
+        registry.make_player("eager", sure=0.5)

@@ -57,8 +57,8 @@ from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW  # noqa: E402
 from ckc_env.engine.state import FORCED, SCORING  # noqa: E402
 from ckc_env.jax import players_posterior as jpp  # noqa: E402
 from ckc_env.jax.players import decide as decide_jax  # noqa: E402
-from ckc_env.jax.players import make_player  # noqa: E402
 from ckc_env.jax.players import start as start_jax  # noqa: E402
+from ckc_env.jax.registry import make_player  # noqa: E402
 from ckc_env.jax.state import from_batch  # noqa: E402
 from ckc_env.observation import PLAYERS_FOLLOW  # noqa: E402
 from ckc_env.reading.bayes_rule import BayesParams  # noqa: E402
@@ -238,7 +238,9 @@ def explained(raw: np.ndarray, expected: np.ndarray, flips: dict, row: int) -> b
 
 
 # ------------------------------------------------------------------------------ the test
-@pytest.mark.parametrize("name", sorted(CONFIGS))
+@pytest.mark.parametrize(
+    "name", [name if name == "3p" else pytest.param(name, marks=pytest.mark.slow) for name in sorted(CONFIGS)]
+)
 def test_jax_reader_posterior_and_bayes_v2_follow_numpy(name):
     config, names = CONFIGS[name]
     params, follow = BayesParams(), PLAYERS_FOLLOW

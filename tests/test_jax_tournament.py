@@ -216,11 +216,10 @@ def test_scripted_and_bayes_v1_lineups_play_the_batched_games():
     assert differ <= TRACED_AT_MOST * total
 
 
+@pytest.mark.slow
 def test_agent_file_and_bayes_v2_with_both_variants():
     """3 players with Stasi and Cafe Adler: the agent reads the other players (its ``players_*``
     pieces from readings kept per seat), greedy and sampling, beside bayes_v2."""
-    if "bayes_v2" not in jt.registry():
-        pytest.skip(f"bayes_v2 has no JAX form yet: {jt.accepted()}")
     lineup = [AGENT, {"name": AGENT, "deterministic": False}, "bayes_v2"]
     differ, total = check_lineup(lineup, 24, {"stasi": True, "cafe_adler": True}, AGENT_SEED)
     assert differ <= TRACED_AT_MOST * total

@@ -20,7 +20,7 @@ the same words as its NumPy twin, and a decision that draws nothing there draws 
 every action equals the twin's on the same position and stream, but for bayes_v1's near-ties in
 float32 (see ``jax.bayes_rule``).
 
-    lineup = (make_player("bayes_v1"),) * 4 + (make_player("random"),)
+    lineup = (make_player("bayes_v1"),) * 4 + (make_player("random"),)  # jax.registry.make_player
     carries = jax.vmap(lambda key: start(lineup, key))(game_keys)        # (B, 2) uint32 game keys
     act = jax.jit(jax.vmap(lambda s, c: decide(rules, s, lineup, c)))
     actions, carries = act(states, carries)
@@ -327,29 +327,15 @@ def _make_bayes_v1(**params: float) -> Player:
 
 _BAYES_V1 = accuser(_bayes_v1)
 
-REGISTRY: dict[str, Callable[..., Player]] = {
+SCRIPTED: dict[str, Callable[..., Player]] = {
     "random": _no_params("random", _random),
     "passive": _no_params("passive", _passive),
     "eager": _no_params("eager", accuser(_eager)),
     "bayes_v1": _make_bayes_v1,
     "cheater": _no_params("cheater", accuser(_cheater), reads_hidden_state=True),
 }
-"""Factories by name (``batch.agents.BATCH_REGISTRY``'s names); bayes_v2 adds itself with :func:`register`."""
-
-
-def register(name: str, factory: Callable[..., Player]) -> None:
-    """Add a player factory to :data:`REGISTRY` (``jax.players_posterior`` registers bayes_v2)."""
-    REGISTRY[name] = factory
-
-
-def make_player(name: str, **params: Any) -> Player:
-    """A player by its registered name, with its parameters (bayes_v1: ``BayesParams``'s;
-    bayes_v2: ``BayesV2Params``'s, from ``jax.players_posterior``, which registers it)."""
-    if name not in REGISTRY:
-        from . import players_posterior  # noqa: F401  (registers bayes_v2, built on this module)
-    if name not in REGISTRY:
-        raise ValueError(f"no JAX player {name!r}: players are {sorted(REGISTRY)}")
-    return REGISTRY[name](**params)
+"""The scripted players' factories by name (``batch.agents.BATCH_REGISTRY``'s names); with bayes_v2,
+``jax.registry.REGISTRY`` (``make_player``)."""
 
 
 def distinct(lineup: Sequence[Player]) -> tuple[Player, ...]:
@@ -384,7 +370,7 @@ def decide(rules: Rules, state: State, lineup: Sequence[Player], carries: tuple[
 
 
 __all__ = [
-    "REGISTRY",
+    "SCRIPTED",
     "Player",
     "Streams",
     "accuser",
@@ -395,10 +381,8 @@ __all__ = [
     "distinct",
     "draw",
     "legal_mask",
-    "make_player",
     "matches",
     "most_likely_target",
-    "register",
     "seat_keys",
     "start",
     "start_streams",

@@ -42,7 +42,7 @@ legal)`` is added to the decider's log-likelihood of that clue. What changes for
     step = jax.jit(jax.vmap(lambda r, s, seat: players_posterior.beliefs(rules, r, s, seat)))
     reading, posterior = step(reading, states, seats)            # kept: bring up to date, weigh
     fresh = jax.jit(jax.vmap(partial(players_posterior.observed_posterior, rules)))(states, seats)
-    lineup = (make_player("bayes_v2"),) * 4                     # ``jax.players``, registered here
+    lineup = (make_player("bayes_v2"),) * 4                     # ``jax.registry.make_player``
 
 ``tests/test_jax_players_posterior.py`` compares every piece with the twin on played batches and
 traces every difference to a near-tie.
@@ -79,7 +79,7 @@ from .beliefs import (
     slot_candidates,
 )
 from .chip_values import expected_chip_values
-from .players import Player, Streams, accuser, apply_rule, register, start_streams
+from .players import Player, Streams, accuser, apply_rule, start_streams
 from .state import Rules, State
 
 I32, U32, F32 = jnp.int32, jnp.uint32, jnp.float32
@@ -591,8 +591,6 @@ def make_bayes_v2(**params: float) -> Player:
         raise ValueError(f"unknown bayes_v2 parameter(s) {unknown}: accepted are {list(accepted)}")
     return Player("bayes_v2", _bayes_v2, BayesV2Params(**params), begin=start_bayes_v2)
 
-
-register("bayes_v2", make_bayes_v2)
 
 __all__ = [
     "CHUNK",

@@ -20,7 +20,7 @@ Players are the specs of :mod:`ckc_env.players.specs`, checked by ``players.reso
 
 | spec | JAX form |
 |---|---|
-| a name of ``jax.players.REGISTRY`` (``random``, ``passive``, ``eager``, ``bayes_v1``, ``cheater``, and ``bayes_v2`` once ``jax.players_posterior`` imports), with parameters | that :class:`~ckc_env.jax.players.Player` |
+| a name of ``jax.registry.REGISTRY`` (``random``, ``passive``, ``eager``, ``bayes_v1``, ``cheater``, ``bayes_v2``), with parameters | that :class:`~ckc_env.jax.players.Player` |
 | a safe agent file (card or run folder), ``deterministic`` as a parameter | its :mod:`~ckc_env.jax.policy` network on the observation of its layout; the ``players_*`` pieces from a reading kept per (game, seat), brought up to date at its own decisions as ``BatchPolicyAgent``'s readers are |
 | anything else (bayes_v3, rollout, a zip, an RLlib checkpoint, a ``second_order`` layout) | none: :func:`missing` names them |
 
@@ -54,6 +54,7 @@ from ..seeding import derive_seed
 from ..table.rewards import win_share
 from . import game, observation, policy
 from . import players as jax_players
+from .registry import REGISTRY, make_player
 from .state import Rules, State, split_keys
 
 SEATS = 5
@@ -65,27 +66,10 @@ CHUNK_SHARE = 4
 """Each player decides for the games where it acts :data:`CHUNK_SHARE` times fewer than the batch
 at a time (:func:`decide_where`): about one pass per step for a player at one seat of four."""
 
-_POSTERIOR_ERROR: list[str] = []
-
-
-def registry() -> dict[str, Any]:
-    """``jax.players.REGISTRY`` with bayes_v2 once its module imports (it registers itself); an
-    unfinished module must not take the other players down, so its error is kept to be shown."""
-    if not _POSTERIOR_ERROR:
-        try:
-            from . import players_posterior  # noqa: F401
-        except Exception as exc:  # any failure: bayes_v2 simply has no JAX form
-            _POSTERIOR_ERROR.append(f"{type(exc).__name__}: {exc}")
-        else:
-            _POSTERIOR_ERROR.append("")
-    return jax_players.REGISTRY
-
 
 def accepted() -> str:
     """What has a JAX form, for the refusals."""
-    names = sorted(registry())
-    note = f" (bayes_v2's module did not import: {_POSTERIOR_ERROR[0]})" if _POSTERIOR_ERROR[0] else ""
-    return f"JAX players are {names} (with parameters){note} and safe agent files without second_order_* pieces"
+    return f"JAX players are {sorted(REGISTRY)} (with parameters) and safe agent files without second_order_* pieces"
 
 
 # ---------------------------------------------------------------------------------------------- forms
@@ -195,9 +179,9 @@ def jax_form(spec: PlayerSpec, trust_checkpoint: bool = False) -> Form:
     player = resolve(spec, trust_checkpoint)
     parsed = player.parsed
     if parsed.kind == "agent":
-        if parsed.name not in registry():
+        if parsed.name not in REGISTRY:
             raise ValueError(f"player {short(player.label)} has no JAX form: {accepted()}")
-        return Scripted(jax_players.make_player(parsed.name, **parsed.params))
+        return Scripted(make_player(parsed.name, **parsed.params))
     source = player.source
     if player.network is None or source is None or source.kind != "card":
         raise ValueError(f"player {short(player.label)} is not a safe agent file, so has no JAX form: {accepted()}")
@@ -370,11 +354,11 @@ def play_jax(
     """The games ``game_ids`` on the JAX engine, seated and seeded as ``play_batched`` seats and
     seeds them (``arrangements``: game g plays ``arrangements[g % len]``; default rotation), in
     chunks of at most :data:`JAX_GAMES`; the same per-game records."""
-    from ..evaluation.seating import seatings
-
     n = len(lineup)
     ids = np.asarray(list(game_ids), dtype=np.int64)
-    arrangements = np.asarray(arrangements if arrangements is not None else seatings(["x"] * n, "rotate"))
+    if arrangements is None:  # evaluation.seating's "rotate": game g seats slot (s - g) % n at seat s
+        arrangements = [[(s - g) % n for s in range(n)] for g in range(n)]
+    arrangements = np.asarray(arrangements)
     table = GameConfig.from_dict(config)
     forms, form_of = distinct_forms([jax_form(spec, trust) for spec in lineup])
     weights = tuple(form.weights() for form in forms)
@@ -429,6 +413,5 @@ __all__ = [
     "play_games",
     "play_jax",
     "player_keys",
-    "registry",
     "where_games",
 ]
