@@ -82,6 +82,7 @@ def rollout():
     return env, init_keys, state, illegal, jax.device_get(trace)
 
 
+@pytest.mark.slow
 def test_a_pgx_key_is_a_seeded_game_of_the_engine(rollout):
     _, init_keys, state, _, _ = rollout
     seeds = [pgx_env.seed_of(k) for k in init_keys]
@@ -95,6 +96,7 @@ def test_a_pgx_key_is_a_seeded_game_of_the_engine(rollout):
     assert state.observation.dtype == jnp.float32 and state.rewards.shape == (GAMES, 4)
 
 
+@pytest.mark.slow
 def test_a_random_rollout_is_the_numpy_engines(rollout):
     """Every step of the scan replayed slot by slot on the NumPy engine: after an auto-reset the
     slot's next game is the seeded game of the key ``auto_reset`` gave ``init``."""

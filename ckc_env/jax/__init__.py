@@ -28,7 +28,7 @@ inside a step, and no Python branch depends on a value.
 | ``game`` | ``init``, ``step`` (``autoreset``), ``legal_action_mask``; ``init_one``, ``step_one``, ``legal_mask_one`` for one game | ``batch.game`` |
 | ``observation`` | the 736 / 850 / 964 observations, the state and critic vectors | ``batch.observation`` |
 | ``beliefs``, ``chip_values``, ``bayes_rule``, ``players_posterior`` | the exact posterior, the players' posterior | the same names |
-| ``players`` | random, passive, eager, bayes_v1, bayes_v2, cheater: their decisions and random streams | ``batch.agents`` |
+| ``players``, ``registry`` | random, passive, eager, bayes_v1, cheater (and bayes_v2 from ``players_posterior``): their decisions and random streams; ``registry.make_player(name)`` | ``batch.agents`` |
 | ``policy`` | a safe agent file's network in JAX | ``players.agent_file`` |
 | ``tournament`` | ``ckc-evaluate --engine jax``: a tournament's games played on the device | ``evaluation.tournament.play_batched`` |
 | ``pgx_env`` | ``CheckpointCharlie``: Pgx's ``Env`` contract (``init(key)``, ``step``, ``observe``) | |
