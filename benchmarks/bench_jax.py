@@ -61,6 +61,7 @@ from ckc_env import batch
 from ckc_env.batch.agents import make_batch_agent, seat_keys
 from ckc_env.batch.state import subset
 from ckc_env.config import GameConfig
+from ckc_env.files import write_atomic
 from ckc_env.observation import OBSERVATION
 from ckc_env.seeding import derive_seed
 
@@ -402,7 +403,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         out["runs"][str(size)] = results
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(out, indent=2))
+        write_atomic(args.json, json.dumps(out, indent=2))
         print(f"wrote {args.json}")
     return out
 

@@ -161,14 +161,12 @@ def _apply_action(rules: Rules, state: State, action: jax.Array) -> State:
     step_on = put(state, queue_pos=state.queue_pos + 1)
 
     passing = put(step_on, window_passed=step_on.window_passed | (1 << seat))
-    accusing = accuse(step_on, seat, cat)
-    reopened = put(accusing, window_owed=accusing.window_owed | accusing.window_passed, window_passed=0)
-    accusing = choose(state.options.reopen_windows, reopened, accusing)
-    window = choose(action == PASS, passing, accusing)
-    forced = accuse(step_on, seat, cat)
+    accused = accuse(step_on, seat, cat)  # a window's accusation or a forced one
+    reopened = put(accused, window_owed=accused.window_owed | accused.window_passed, window_passed=0)
+    window = choose(action == PASS, passing, choose(state.options.reopen_windows, reopened, accused))
     face = put(step_on, clues=set_at(step_on.clues, seat, 2 * step_on.tiles[seat] + (action - CLUE_FACE_A)))
     out = choose(
-        kind == WINDOW, window, choose(kind == FORCED_ACCUSATION, forced, choose(kind == CLUE_FACE, face, state))
+        kind == WINDOW, window, choose(kind == FORCED_ACCUSATION, accused, choose(kind == CLUE_FACE, face, state))
     )
     if rules.config.cafe_adler:
         swapping = (kind == CAFE_ADLER) & (action != KEEP)

@@ -44,6 +44,7 @@ import numpy as np
 
 from ..config import GameConfig
 from ..engine.actions import N_ACTIONS
+from ..files import write_atomic
 from ..observation import ENV_VERSION, LAYOUTS
 from ..table.rewards import REWARDS
 from . import chance, game, observation
@@ -92,7 +93,7 @@ class _Shared:
     def save_svg(self, filename: str | Path, **_: Any) -> None:
         if not str(filename).endswith(".svg"):
             raise ValueError(f"{filename}: an SVG file name ends in .svg")
-        Path(filename).write_text(self.to_svg())
+        write_atomic(filename, self.to_svg())
 
 
 @dataclass(frozen=True)
