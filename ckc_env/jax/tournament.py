@@ -94,6 +94,10 @@ class Scripted:
     def weights(self) -> Any:
         return None
 
+    def identity(self) -> Any:
+        """What makes two lineup entries one player (one carry): the player itself."""
+        return self.player
+
     def start(self, game_key: jax.Array, seat_keys: jax.Array) -> Any:
         return _with_keys(self.player.start(game_key), seat_keys)
 
@@ -109,14 +113,36 @@ class AgentCarry(NamedTuple):
     reading: Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Agent:
     """A safe agent file: one batched forward pass over the observations of every game's acting
     seat (``BatchPolicyAgent``). Its weights travel as an argument of the jitted loop, not as
-    constants folded into the compiled code."""
+    constants folded into the compiled code, so two agents compare equal (and share compiled code)
+    when their networks have the same shapes, activations and layout: a training run's evaluations
+    of its successive models compile the loop once. Within a lineup, :meth:`identity` tells agents
+    apart (one carry and one set of weights each)."""
 
     policy: policy.AgentPolicy
     deterministic: bool = True
+
+    def structure(self) -> tuple[Any, ...]:
+        params = self.policy.params
+        shapes = tuple(
+            (tuple(layer.weight.shape), layer.activation)
+            for layers in (params.policy, params.value)
+            for layer in layers
+        )
+        return (self.layout, self.deterministic, shapes)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Agent) and self.structure() == other.structure()
+
+    def __hash__(self) -> int:
+        return hash(self.structure())
+
+    def identity(self) -> Any:
+        """What makes two lineup entries one player: the same loaded file, played alike."""
+        return (id(self.policy), self.deterministic)
 
     @property
     def layout(self) -> Layout:
@@ -334,8 +360,10 @@ def distinct_forms(seated: Sequence[Form]) -> tuple[tuple[Form, ...], np.ndarray
     """The distinct forms of a lineup in a canonical order (so that tables of the same players, in
     any order, share compiled code), and each lineup entry's index among them. Equal players share
     a carry: the carries are kept per seat (streams, readings)."""
-    forms = tuple(sorted(dict.fromkeys(seated), key=repr))
-    return forms, np.array([forms.index(f) for f in seated], dtype=np.int32)
+    distinct = list({form.identity(): form for form in reversed(seated)}.values())
+    forms = tuple(sorted(distinct, key=repr))
+    index = {form.identity(): k for k, form in enumerate(forms)}
+    return forms, np.array([index[f.identity()] for f in seated], dtype=np.int32)
 
 
 def _padded(count: int) -> int:
