@@ -42,6 +42,7 @@ def evaluate(
     trust_checkpoint: bool = False,
     per_game: dict[str, list[float]] | None = None,
     tables: Sequence[str] | None = None,
+    engine: str = "auto",
 ) -> dict[str, dict[str, Any]]:
     """The learner (a safe agent file) against each evaluation table (tournaments in balanced
     seatings, on the batched engine when every player has a batched form). With several player
@@ -49,7 +50,8 @@ def evaluate(
     counts (``win_rate``, ``points``, ``chief_rate``). ``per_game``, when given, receives each
     table's per-game wins of the learner (the counts one after the other): every evaluation of a run
     plays the same deals with the learner in the same seats, so two models' lists pair game by game.
-    ``tables`` names the tables to play (default all)."""
+    ``tables`` names the tables to play (default all); ``engine`` is the tournaments' (``"jax"``: on
+    the JAX engine, for runs trained there)."""
     out: dict[str, dict[str, Any]] = {}
     for name in config.eval.opponents if tables is None else tables:
         by_count = {}
@@ -63,6 +65,7 @@ def evaluate(
                 config=config.game_for(n),
                 workers=None,
                 trust_checkpoint=trust_checkpoint,
+                engine=engine,
                 fixed_first=True,  # the learner's seats do not depend on its file's name
             )
             by_count[n] = learner_result(result)
@@ -226,6 +229,10 @@ def figures(entry: dict[str, Any]) -> str:
         if "vs_start" in held:
             low, high = held["vs_start"]["ci95"]
             text += f" (against the start {held['vs_start']['difference']:+.3f} [{low:+.3f}, {high:+.3f}])"
+    if "vs_reference" in entry:
+        paired = entry["vs_reference"]
+        low, high = paired["ci95"]
+        text += f"; against {paired['player']} in its seat {paired['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
     for key, what in (("vs_start", "the start"), ("vs_best", "the best so far")):
         if key in entry:
             paired = entry[key]
@@ -251,6 +258,124 @@ Save = Callable[..., Path]
 file of a model, returning the agent card's path."""
 
 
+REFERENCE_GAMES = "reference_games.json"
+
+
+class Evaluations:
+    """A run's evaluations (every trainer's: stable-baselines3's callback and the JAX trainer's): each
+    :meth:`run` saves the model as ``latest_model`` through ``save``, plays the evaluation tables on
+    the run's deals, pairs the first table's games with the start's and the best model's so far,
+    appends the entry to ``history`` (``evaluations.json``) and keeps the best model (``best_model``).
+    ``engine`` is the tournaments' (``"auto"``: the batched engine; ``"jax"``: the JAX engine)."""
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        run_dir: Path,
+        history: list[dict[str, Any]],
+        clock: Clock,
+        save: Save,
+        trust_checkpoint: bool = False,
+        engine: str = "auto",
+    ) -> None:
+        self.config, self.run_dir, self.history, self.clock, self.save = config, run_dir, history, clock, save
+        self.trust_checkpoint, self.engine = trust_checkpoint, engine
+        self.best = max((h["results"][first_table(config)]["win_rate"] for h in history), default=-1.0)
+        self.best_games = load_best_games(run_dir, history, config)
+        self.start_games = load_games(run_dir / "start_games.json", history[0] if history else None, config)
+        self.start_held_out = load_games(run_dir / "start_held_out.json", history[0] if history else None, config)
+        self.reference_games: list[float] | None = None
+
+    def reference(self, table: str, results: dict[str, Any], wins: list[float]) -> dict[str, Any]:
+        """``eval.reference`` in the learner's seat on the first table's deals, played once per run
+        (``reference_games.json``; on the batched engine, which deals the same games as the JAX
+        engine): its result, and its per-game wins to pair each evaluation with."""
+        config, path = self.config, self.run_dir / REFERENCE_GAMES
+        player = config.eval.reference
+        if self.reference_games is None and path.is_file():
+            record = read_json(path, "the reference's evaluation games")
+            if isinstance(record, dict) and record.get("player") == player and record.get("table") == table:
+                self.reference_games = [float(w) for w in record.get("wins", [])]
+        if self.reference_games is None:
+            games: dict[str, list[float]] = {}
+            seed = derive_seed(config.seed, "evaluation")  # the evaluations' deals, on the batched engine
+            result = evaluate(player, config, config.eval.games, seed, self.trust_checkpoint, games, [table])
+            self.reference_games = games[table]
+            record = {"player": player, "table": table, "result": result[table], "wins": self.reference_games}
+            write_atomic(path, json.dumps(record))
+        earlier = {"timesteps": None, "wins": self.reference_games}
+        return {"player": player, "table": table, **paired_with(wins, earlier, results[table])}
+
+    def evaluate(self, path: Path, games: int, seed: int, per_game: dict[str, list[float]], tables=None):
+        return evaluate(
+            path, self.config, games, seed, self.trust_checkpoint, per_game=per_game, tables=tables, engine=self.engine
+        )
+
+    def run(self, model: Any, timesteps: int, record: Callable[[str, float], None] | None = None) -> dict[str, Any]:
+        """Evaluate ``model`` (saved through ``save``) at ``timesteps``; ``record(tag, value)`` logs
+        the figures (TensorBoard). Returns the history's new entry."""
+        config, run_dir, history = self.config, self.run_dir, self.history
+        path = self.save(model, run_dir / "latest_model", config)
+        started = time.time()
+        seed = derive_seed(config.seed, "evaluation")
+        games: dict[str, list[float]] = {}
+        results = self.evaluate(path, config.eval.games, seed, games)
+        table = first_table(config)
+        entry = {
+            "timesteps": timesteps,
+            "seed": seed,
+            "seconds": round(time.time() - started, 1),
+            "elapsed_seconds": self.clock.elapsed(),
+            "results": results,
+        }
+        for key, earlier in (("vs_start", self.start_games), ("vs_best", self.best_games)):
+            if earlier is not None and len(earlier["wins"]) == len(games[table]):
+                entry[key] = {"table": table, **paired_with(games[table], earlier, results[table])}
+        if config.eval.reference is not None:
+            entry["vs_reference"] = self.reference(table, results, games[table])
+            entry["seconds"] = round(time.time() - started, 1)
+        if config.eval.held_out:
+            entry["held_out"] = self.held_out(path, table, timesteps)
+            entry["seconds"] = round(time.time() - started, 1)  # both deal sets
+        if not history:  # the run's first model: the initial (or cloned) policy
+            self.start_games = {"timesteps": timesteps, "table": table, "wins": games[table]}
+            write_atomic(run_dir / "start_games.json", json.dumps(self.start_games))
+        history.append(entry)
+        write_atomic(run_dir / "evaluations.json", json.dumps(history, indent=2))
+        print(
+            f"step {timesteps}/{config.total_timesteps} ({self.clock.elapsed():.0f} s): win rate {figures(entry)}",
+            flush=True,  # a progress line also when the output is a file or a pipe
+        )
+        for name, result in results.items() if record is not None else ():
+            record(f"eval/win_rate_{name}", result["win_rate"])
+            record(f"eval/points_{name}", result["points"])
+            for n, by_count in result.get("by_count", {}).items():
+                record(f"eval/win_rate_{name}_{n}p", by_count["win_rate"])
+        score = results[table]["win_rate"]
+        if score > self.best:  # on the same games: the paired difference is above 0
+            self.best = score
+            self.best_games = {"timesteps": timesteps, "table": table, "wins": games[table]}
+            write_atomic(run_dir / "best_games.json", json.dumps(self.best_games))
+            self.save(model, run_dir / "best_model", config, evaluation_record(config, history, timesteps))
+        return entry
+
+    def held_out(self, path: Path, table: str, timesteps: int) -> dict[str, Any]:
+        """The first table on ``eval.held_out`` other deals per count, which the pick of the best
+        model never sees, paired with the start's games there (``start_held_out.json``)."""
+        config = self.config
+        seed = derive_seed(config.seed, "held_out")
+        games: dict[str, list[float]] = {}
+        result = self.evaluate(path, config.eval.held_out, seed, games, tables=[table])
+        held = {"table": table, "seed": seed, **result[table]}
+        wins = games[table]
+        if not self.history:
+            self.start_held_out = {"timesteps": timesteps, "table": table, "wins": wins}
+            write_atomic(self.run_dir / "start_held_out.json", json.dumps(self.start_held_out))
+        elif self.start_held_out is not None and len(self.start_held_out["wins"]) == len(wins):
+            held["vs_start"] = paired_with(wins, self.start_held_out, result[table])
+        return held
+
+
 def build_callback(
     config: TrainConfig,
     run_dir: Path,
@@ -272,10 +397,7 @@ def build_callback(
             super().__init__()
             self.next_eval = (history[-1]["timesteps"] if history else 0) + config.eval.every
             self.next_snapshot = config.self_play.snapshot_every
-            self.best = max((h["results"][first_table(config)]["win_rate"] for h in history), default=-1.0)
-            self.best_games = load_best_games(run_dir, history, config)
-            self.start_games = load_games(run_dir / "start_games.json", history[0] if history else None, config)
-            self.start_held_out = load_games(run_dir / "start_held_out.json", history[0] if history else None, config)
+            self.evaluations = Evaluations(config, run_dir, history, clock, save, trust_checkpoint)
 
         def _on_training_start(self) -> None:
             every = config.self_play.snapshot_every  # a resumed run goes on from the step it was saved at
@@ -297,63 +419,7 @@ def build_callback(
             return True
 
         def run_evaluation(self) -> None:
-            path = save(self.model, run_dir / "latest_model", config)
-            started = time.time()
-            seed = derive_seed(config.seed, "evaluation")
-            games: dict[str, list[float]] = {}
-            results = evaluate(path, config, config.eval.games, seed, trust_checkpoint, per_game=games)
-            table = first_table(config)
-            entry = {
-                "timesteps": self.num_timesteps,
-                "seed": seed,
-                "seconds": round(time.time() - started, 1),
-                "elapsed_seconds": clock.elapsed(),
-                "results": results,
-            }
-            for key, earlier in (("vs_start", self.start_games), ("vs_best", self.best_games)):
-                if earlier is not None and len(earlier["wins"]) == len(games[table]):
-                    entry[key] = {"table": table, **paired_with(games[table], earlier, results[table])}
-            if config.eval.held_out:
-                entry["held_out"] = self.held_out(path, table)
-                entry["seconds"] = round(time.time() - started, 1)  # both deal sets
-            if not history:  # the run's first model: the initial (or cloned) policy
-                self.start_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
-                write_atomic(run_dir / "start_games.json", json.dumps(self.start_games))
-            history.append(entry)
-            write_atomic(run_dir / "evaluations.json", json.dumps(history, indent=2))
-            print(
-                f"step {self.num_timesteps}/{config.total_timesteps} ({clock.elapsed():.0f} s): "
-                f"win rate {figures(entry)}",
-                flush=True,  # a progress line also when the output is a file or a pipe
-            )
-            for name, result in results.items() if hasattr(self.model, "_logger") else ():  # none before learn()
-                self.logger.record(f"eval/win_rate_{name}", result["win_rate"])
-                self.logger.record(f"eval/points_{name}", result["points"])
-                for n, by_count in result.get("by_count", {}).items():
-                    self.logger.record(f"eval/win_rate_{name}_{n}p", by_count["win_rate"])
-            score = results[table]["win_rate"]
-            if score > self.best:  # on the same games: the paired difference is above 0
-                self.best = score
-                self.best_games = {"timesteps": self.num_timesteps, "table": table, "wins": games[table]}
-                write_atomic(run_dir / "best_games.json", json.dumps(self.best_games))
-                record = evaluation_record(config, history, self.num_timesteps)
-                save(self.model, run_dir / "best_model", config, record)
-
-        def held_out(self, path: Path, table: str) -> dict[str, Any]:
-            """The first table on ``eval.held_out`` other deals per count, which the pick of the best
-            model never sees, paired with the start's games there (``start_held_out.json``)."""
-            seed = derive_seed(config.seed, "held_out")
-            games: dict[str, list[float]] = {}
-            result = evaluate(
-                path, config, config.eval.held_out, seed, trust_checkpoint, per_game=games, tables=[table]
-            )
-            held = {"table": table, "seed": seed, **result[table]}
-            wins = games[table]
-            if not history:
-                self.start_held_out = {"timesteps": self.num_timesteps, "table": table, "wins": wins}
-                write_atomic(run_dir / "start_held_out.json", json.dumps(self.start_held_out))
-            elif self.start_held_out is not None and len(self.start_held_out["wins"]) == len(wins):
-                held["vs_start"] = paired_with(wins, self.start_held_out, result[table])
-            return held
+            record = self.logger.record if hasattr(self.model, "_logger") else None  # none before learn()
+            self.evaluations.run(self.model, self.num_timesteps, record)
 
     return EvalAndSnapshot()
