@@ -25,11 +25,17 @@ ppo: {learning_rate: 0.0003, n_steps: 2048, ...}      # exactly MaskablePPO's ar
 policy: {net_arch: [256, 256]}                        # MlpPolicy's policy_kwargs
 eval: {every: 25_000, games: 2000, opponents: {vs_bayes: [bayes_v1, ...], vs_random: [random, ...]}}
                                                       # held_out: 2000: the first table also on other deals
+                                                      # reference: bayes_v2: that player in the learner's
+                                                      # seat on the first table's deals, once; every
+                                                      # evaluation is paired with it (vs_reference)
 vector: {num_envs: 1024, threads: 1, workers: 1}     # the batched engine: num_envs games stepped at once
 finetune: {critic_warmup: 100_000, kl_to_start: 1.0, kl_decay: 1_000_000}   # keeping a cloned policy
                                                       # (training/finetune.py; all off by default)
                                                       # critic_fit: 300_000: the critic regressed on the start
                                                       # policy's returns first (vector only)
+engine: sb3                  # sb3: MaskablePPO on the CPU (default); jax: PPO compiled whole on the device JAX
+                             # picks (a GPU with jax's CUDA build, else the CPU; training/jax_ppo.py; needs
+                             # vector, whose num_envs games run on the device)
 init_from: checkpoints/ppo_all_counts                 # start from a safe agent file's policy and critic
                                                       # instead of a fresh (or cloned) one: fine-tuning it
 duplicate: bayes_v2          # vector only: every deal is also played with this player in the learner's
@@ -376,6 +382,9 @@ class Evaluation:
     held_out: int = 0
     """Games per count on a second deal set, the first table only; the best model is picked on the
     first set alone, so the held-out figure of the pick carries none of the pick's luck (0: none)."""
+    reference: Any = None
+    """A player (e.g. bayes_v2) played once in the learner's seat on the first table's deals: each
+    evaluation's ``vs_reference`` is the learner's paired difference from it, game by game."""
 
 
 @dataclass(frozen=True)
@@ -433,6 +442,7 @@ class TrainConfig:
     init_from: str | None = None
     duplicate: Any = None
     critic_state: bool = False
+    engine: str = "sb3"
 
     @property
     def player_counts(self) -> tuple[int, ...]:
@@ -544,8 +554,15 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             fail("vector.workers", kwargs["vector"].workers, f"1 to vector.num_envs = {kwargs['vector'].num_envs}")
         if kwargs.get("n_envs", 1) != 1:
             fail("n_envs", kwargs["n_envs"], "1 with vector (vector.workers splits its games across processes)")
+    engine = data.get("engine", "sb3")
+    if engine not in ENGINES:
+        fail("engine", engine, " or ".join(repr(e) for e in ENGINES))
+    if engine != "sb3":
+        kwargs["engine"] = engine
+    if engine == "jax" and "vector" not in kwargs:
+        fail("engine", "jax", "'sb3' without a vector section (engine: jax plays vector.num_envs games on the device)")
     if "ppo" in data:
-        reject_unknown("ppo", data["ppo"], _ppo_arguments())
+        reject_unknown("ppo", data["ppo"], tuple(PPO_RANGES) if engine == "jax" else _ppo_arguments())
         ppo = {key: ranged(f"ppo.{key}", value, *PPO_RANGES[key]) for key, value in data["ppo"].items()}
         slots = kwargs["vector"].num_envs if "vector" in kwargs else kwargs.get("n_envs", 1)
         rollout = ppo.get("n_steps", 2048) * slots
@@ -607,6 +624,8 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             eval_kwargs["games"] = count("eval.games", section["games"], high=limits.MAX_GAMES)
         if "held_out" in section:
             eval_kwargs["held_out"] = count("eval.held_out", section["held_out"], low=0, high=limits.MAX_GAMES)
+        if section.get("reference") is not None:
+            eval_kwargs["reference"] = _opponent("eval.reference", section["reference"], allow_self=False)
         if "opponents" in section:
             tables = section["opponents"]
             if not isinstance(tables, dict) or not tables:
@@ -642,8 +661,52 @@ def parse_config(data: dict[str, Any]) -> TrainConfig:
             )
         kwargs["population"] = _population(data["population"], counts)
     config = TrainConfig(**kwargs)
+    if config.engine == "jax":
+        check_jax(config)
     check_sizes(config)
     return config
+
+
+ENGINES = ("sb3", "jax")
+"""The trainers a config may pick: stable-baselines3's MaskablePPO (CPU) or training/jax_ppo.py."""
+
+
+def check_jax(config: TrainConfig) -> None:
+    """What ``engine: jax`` trains (training/jax_ppo.py): a ValueError naming what it does not,
+    with what to do instead."""
+    from .jax_ppo import UNSUPPORTED
+
+    if config.vector is None:
+        fail("engine", "jax", "'sb3' without a vector section (engine: jax plays vector.num_envs games on the device)")
+    if config.vector.workers != 1:
+        fail(
+            "vector.workers", config.vector.workers, "1 with engine: jax (its games run on the device, in one process)"
+        )
+    refused = {
+        "pretrain.teacher": config.pretrain.teacher is not None,
+        "duplicate": config.duplicate is not None,
+        "critic_state": config.critic_state,
+        "finetune.critic_fit": config.finetune.critic_fit > 0,
+        "self": config.uses_self_play,
+    }
+    for key, given in refused.items():
+        if given:
+            what = "self-play opponents (self)" if key == "self" else key
+            raise ValueError(f"engine: jax does not train with {what}: {UNSUPPORTED[key]}")
+    if config.belief_features == "second_order":
+        fail(
+            "belief_features", "second_order", "false, true or 'players' with engine: jax (no JAX second-order reader)"
+        )
+    n_steps = config.ppo.get("n_steps", 2048)
+    batch = config.ppo.get("batch_size", 64)
+    rollout = n_steps * config.vector.num_envs
+    if rollout % batch:
+        divisors = [d for d in (256, 512, 1024, 2048, 4096, 8192, 16384) if rollout % d == 0 and d <= rollout]
+        fail(
+            "ppo.batch_size",
+            batch,
+            f"a divisor of n_steps x vector.num_envs = {rollout} with engine: jax (fixed-shape minibatches), e.g. {divisors}",
+        )
 
 
 def _population(section: Any, counts: tuple[int, ...]) -> Population:

@@ -7,7 +7,9 @@
 (``ckc-train`` is ``python -m ckc_env.training.train``.)
 
 The script reads top to bottom: config -> seed -> environments -> model -> callbacks -> learn ->
-save. A config with a ``vector`` section trains on the batched engine (``ckc_env.envs.vector``: thousands
+save. A config with ``engine: jax`` is trained by training/jax_ppo.py instead (PPO compiled whole in
+JAX on the device JAX picks, ``configs/train/scratch_jax.yaml``), into the same run folder and agent
+files. A config with a ``vector`` section trains on the batched engine (``ckc_env.envs.vector``: thousands
 of games stepped at once, in this process or split across ``vector.workers`` processes,
 ``configs/train/full_vector.yaml``); without it, on
 ``n_envs`` scalar single-agent environments. A run folder holds everything needed to reproduce and use the run: ``config.yaml`` (the
@@ -76,6 +78,7 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
             for s in specs_named(member)
         ),
         *((f"eval.opponents.{name}", s) for name, table in config.eval.opponents.items() for s in specs_named(table)),
+        *([("eval.reference", config.eval.reference)] if config.eval.reference is not None else []),
     ]
     if config.pretrain.teacher is not None:
         named.extend(("pretrain.teacher", s) for s in specs_named(config.pretrain.teacher))
@@ -88,6 +91,16 @@ def check_players(config: TrainConfig, trust_checkpoint: bool) -> None:
         from .finetune import check_init_from
 
         check_init_from(config.init_from, config)
+    if config.engine == "jax":  # every player of the run plays on the JAX engine
+        from ckc_env.jax.tournament import jax_form
+
+        for key, spec in named:
+            if key != "pretrain.teacher" and specs.parse(spec, allow_self=True).kind != "self":
+                try:
+                    jax_form(spec, trust_checkpoint)
+                except ValueError as exc:
+                    raise ValueError(f"{key}: {exc} (engine: jax plays players with a JAX form only)") from None
+        return
     if config.vector is not None:
         teacher = config.pretrain.teacher
         if teacher is not None and is_per_count(teacher):
@@ -342,15 +355,18 @@ def main(argv: list[str] | None = None) -> Path:
 
     # --- config and run folder
     try:
-        cli.need_extra("train", "torch", "stable_baselines3", "sb3_contrib")
         resume_from = None
         if args.resume:  # a run folder of ckc-train's, its config as created, a model to continue
             run_dir = Path(args.resume)
             marker = run_folder.open_run(run_dir, TRAINER)
             config = load_config(run_dir / "config.yaml")
+            need_extras(config)
             run_folder.check_config(run_dir, marker, config.to_dict(), TrainConfig().to_dict())
             history = load_history(run_dir, config)
-            resume_from, _ = run_folder.resume_point(run_dir, history)
+            if config.engine == "jax":
+                resume_from = jax_resume_point(run_dir, history)
+            else:
+                resume_from, _ = run_folder.resume_point(run_dir, history)
             check_snapshots(run_dir / "snapshots", config, args.trust_checkpoint)
             if config.population is not None:
                 from .population import read_record
@@ -359,6 +375,7 @@ def main(argv: list[str] | None = None) -> Path:
             plan = None
         else:
             config = load_config(configs.preset("train", args.config))
+            need_extras(config)
             default = f"runs/{Path(args.config).stem}_seed{config.seed}"
             plan = run_folder.plan_new(args.run_dir, default, args.force, TRAINER)
             run_dir = plan.path
@@ -383,6 +400,35 @@ def main(argv: list[str] | None = None) -> Path:
         raise
 
 
+def need_extras(config: TrainConfig) -> None:
+    """The extra a config's trainer needs (a ValueError naming it): ``train`` (torch, stable-baselines3)
+    or, with ``engine: jax``, ``jax`` (jax, optax)."""
+    if config.engine == "jax":
+        cli.need_extra("jax", "jax", "optax")
+    else:
+        cli.need_extra("train", "torch", "stable_baselines3", "sb3_contrib")
+
+
+def jax_resume_point(run_dir: Path, history: list[dict[str, Any]]) -> Path:
+    """The train state a JAX run continues (``train_state.safetensors``), refused where it is missing
+    or older than the run's last evaluation."""
+    from .jax_ppo import STATE_FILE, state_timesteps
+
+    path = run_dir / STATE_FILE
+    if not os.path.lexists(path):
+        raise InputError(
+            f"--resume {run_dir}: no {STATE_FILE} to resume; to continue from the exported agent, start a new run "
+            f"with init_from: {run_dir}/final_model.json"
+        )
+    at = state_timesteps(path)
+    if history and history[-1]["timesteps"] > at:
+        raise InputError(
+            f"--resume {run_dir}: {STATE_FILE} is at step {at:,}, its evaluations.json goes to step "
+            f"{history[-1]['timesteps']:,}. Start a new run with init_from: {run_dir}/final_model.json"
+        )
+    return path
+
+
 def train(
     config: TrainConfig,
     run_dir: Path,
@@ -394,6 +440,10 @@ def train(
     """The run itself, its inputs checked: seed, environments, model, learning, the saved models.
     ``resume_from``: the zip a resumed run continues; ``plan``: a new run's folder, told when the
     run has started (its first model evaluated)."""
+    if config.engine == "jax":  # PPO compiled whole on the device (training/jax_ppo.py)
+        from . import jax_ppo
+
+        return jax_ppo.train(config, run_dir, args, history, resume_from, plan)
     if resume_from is None:  # a new run: its folder holds nothing else yet
         record_run(config, run_dir)
 
