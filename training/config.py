@@ -671,11 +671,19 @@ ENGINES = ("sb3", "jax")
 """The trainers a config may pick: stable-baselines3's MaskablePPO (CPU) or training/jax_ppo.py."""
 
 
+JAX_REFUSED = {
+    "pretrain.teacher": "clone on the SB3 path (engine: sb3), then start this run from it with init_from",
+    "duplicate": "duplicate rewards are played on the NumPy engine only (engine: sb3)",
+    "critic_state": "the asymmetric critic is trained on the NumPy engine only (engine: sb3)",
+    "finetune.critic_fit": "fit the critic on the SB3 path, or use finetune.critic_warmup here",
+    "self": "self-play snapshots as opponents are trained on the NumPy engine only (engine: sb3)",
+}
+"""What ``engine: jax`` does not train, with what to do instead (:func:`check_jax` refuses them)."""
+
+
 def check_jax(config: TrainConfig) -> None:
     """What ``engine: jax`` trains (training/jax_ppo.py): a ValueError naming what it does not,
     with what to do instead."""
-    from .jax_ppo import UNSUPPORTED
-
     if config.vector is None:
         fail("engine", "jax", "'sb3' without a vector section (engine: jax plays vector.num_envs games on the device)")
     if config.vector.workers != 1:
@@ -692,7 +700,7 @@ def check_jax(config: TrainConfig) -> None:
     for key, given in refused.items():
         if given:
             what = "self-play opponents (self)" if key == "self" else key
-            raise ValueError(f"engine: jax does not train with {what}: {UNSUPPORTED[key]}")
+            raise ValueError(f"engine: jax does not train with {what}: {JAX_REFUSED[key]}")
     if config.belief_features == "second_order":
         fail(
             "belief_features", "second_order", "false, true or 'players' with engine: jax (no JAX second-order reader)"

@@ -79,7 +79,7 @@ def export(zip_path: Path, prefix: Path, players: list[int] | None) -> tuple[Pat
         raise ValueError(f"--players {players}: accepted player counts are {list(PLAYER_COUNTS)}")
     training = {"source": zip_path.name}
     if config is not None:
-        from .train import training_record
+        from .run_folder import training_record
 
         training.update(training_record(config))
     evaluation = evaluation_at(zip_path.parent, config, int(model.num_timesteps))

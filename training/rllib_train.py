@@ -42,7 +42,7 @@ from ckc_env.players import loading, specs
 from . import run_folder
 from .evaluations import learner_result
 from .rllib_config import RLlibConfig, load_config
-from .train import append_line
+from .run_folder import append_line
 
 TRAINER = "ckc-rllib-train"
 """The trainer a run folder's marker names (``ckc-train`` has its own runs)."""

@@ -22,16 +22,24 @@ rename: a run killed mid-save leaves the old file whole) and every file it remov
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ckc_env.files import InputError, kind_of, parse_json, read_json, write_atomic
+import yaml
+
+from ckc_env.files import JSON_BYTES, InputError, kind_of, parse_json, read_bytes, read_json, write_atomic
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
 
 MARKER = "run.json"
 FORMAT = "ckc-env run"
@@ -323,3 +331,34 @@ def _short(value: Any) -> str:
     from ckc_env.files import short
 
     return short(value)
+
+
+# ---------------------------------------------------------------------------------------------- what a run records
+def record_run(config: TrainConfig, run_dir: Path) -> None:
+    """The run's resolved ``config.yaml`` and this command's line in ``command.txt``."""
+    write_atomic(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+    append_line(run_dir / "command.txt", shlex.join([sys.executable, *sys.argv]))
+
+
+def append_line(path: Path, line: str) -> None:
+    """``line`` added to a run's text file (``command.txt``), the file rewritten whole."""
+    before = read_bytes(path, "run file", JSON_BYTES) if os.path.lexists(path) else b""
+    write_atomic(path, before + line.encode() + b"\n")
+
+
+def trained_counts(config: TrainConfig) -> list[int]:
+    """The player counts a model's weights were trained at, for its card: the run's, and with
+    ``init_from`` its start's too (what it learned there is in the weights it starts from), so a
+    fine-tuned agent may be fine-tuned again at any count of its lineage."""
+    counts = set(config.player_counts)
+    if config.init_from is not None:
+        from ckc_env.players import agent_file
+
+        with contextlib.suppress(InputError, OSError):  # a resumed run whose start has moved keeps the run's
+            counts |= set(agent_file.read_card(agent_file.card_path(config.init_from)).players)
+    return sorted(counts)
+
+
+def training_record(config: TrainConfig) -> dict[str, Any]:
+    """What an agent card records of the run that made it."""
+    return {"seed": config.seed, "config": config.to_dict()}

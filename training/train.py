@@ -37,20 +37,16 @@ trust: it never unpickles the run's zip (see :func:`restore`).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import shlex
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ckc_env import cli, configs, players
-from ckc_env.files import JSON_BYTES, InputError, read_bytes, short, write_atomic
+from ckc_env.files import InputError, short, write_atomic
 from ckc_env.players import specs
 from ckc_env.players.agent_file import save_sb3
 from ckc_env.players.loading import locate
@@ -61,6 +57,7 @@ from . import run_folder
 from .config import TrainConfig, load_config, specs_named
 from .evaluations import Clock, build_callback, evaluation_record, first_table, load_history
 from .limits import MAX_TIMESTEPS
+from .run_folder import record_run, trained_counts, training_record
 
 TRAINER = "ckc-train"
 """The trainer a run folder's marker names (``ckc-rllib-train`` has its own runs)."""
@@ -288,36 +285,6 @@ def save_zip(model, path: Path) -> None:
     buffer = io.BytesIO()
     model.save(buffer)
     write_atomic(path, buffer.getvalue())
-
-
-def record_run(config: TrainConfig, run_dir: Path) -> None:
-    """The run's resolved ``config.yaml`` and this command's line in ``command.txt``."""
-    write_atomic(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
-    append_line(run_dir / "command.txt", shlex.join([sys.executable, *sys.argv]))
-
-
-def append_line(path: Path, line: str) -> None:
-    """``line`` added to a run's text file (``command.txt``), the file rewritten whole."""
-    before = read_bytes(path, "run file", JSON_BYTES) if os.path.lexists(path) else b""
-    write_atomic(path, before + line.encode() + b"\n")
-
-
-def trained_counts(config: TrainConfig) -> list[int]:
-    """The player counts a model's weights were trained at, for its card: the run's, and with
-    ``init_from`` its start's too (what it learned there is in the weights it starts from), so a
-    fine-tuned agent may be fine-tuned again at any count of its lineage."""
-    counts = set(config.player_counts)
-    if config.init_from is not None:
-        from ckc_env.players import agent_file
-
-        with contextlib.suppress(InputError, OSError):  # a resumed run whose start has moved keeps the run's
-            counts |= set(agent_file.read_card(agent_file.card_path(config.init_from)).players)
-    return sorted(counts)
-
-
-def training_record(config: TrainConfig) -> dict[str, Any]:
-    """What an agent card records of the run that made it."""
-    return {"seed": config.seed, "config": config.to_dict()}
 
 
 def main(argv: list[str] | None = None) -> Path:
