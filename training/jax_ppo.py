@@ -74,14 +74,6 @@ PRINT_EVERY = 10.0
 """Seconds between progress lines (and rewrites of progress.csv) between evaluations."""
 MASKED = -1e8
 """sb3-contrib's masked logit: illegal actions get no probability and no entropy."""
-UNSUPPORTED = {
-    "pretrain.teacher": "clone on the SB3 path (engine: sb3), then start this run from it with init_from",
-    "duplicate": "duplicate rewards are played on the NumPy engine only (engine: sb3)",
-    "critic_state": "the asymmetric critic is trained on the NumPy engine only (engine: sb3)",
-    "finetune.critic_fit": "fit the critic on the SB3 path, or use finetune.critic_warmup here",
-    "self": "self-play snapshots as opponents are trained on the NumPy engine only (engine: sb3)",
-}
-"""What ``engine: jax`` does not train, with what to do instead (``config.parse_config`` refuses them)."""
 
 
 # ---------------------------------------------------------------------------------------------- settings
@@ -609,7 +601,7 @@ def train(
     from ckc_env.observation import ENV_VERSION, LAYOUTS
 
     from .evaluations import Clock, Evaluations, evaluation_record, first_table
-    from .train import record_run, trained_counts
+    from .run_folder import record_run, trained_counts
 
     if resume is None:
         record_run(config, run_dir)
