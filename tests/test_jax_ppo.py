@@ -81,6 +81,7 @@ def test_every_shipped_jax_config_loads_and_has_jax_forms():
 
 
 # ---------------------------------------------------------------------------------------------- the environment
+@pytest.mark.slow
 @pytest.mark.parametrize("reward", ["margin", "points", "win"])
 def test_the_rewards_of_an_episode_add_up_to_its_result(reward):
     """Every game waits for its learner after each step, and what a slot is paid over a game (its
@@ -121,6 +122,7 @@ def test_the_rewards_of_an_episode_add_up_to_its_result(reward):
     assert checked > 20
 
 
+@pytest.mark.slow
 def test_a_population_draws_its_tables_by_weight():
     env = venv.VectorEnv.build({"num_players": 4}, [["random"], ["passive"]], 0, False, "points")
     assert len(env.forms) == 2 and env.members == 2
@@ -277,3 +279,37 @@ def test_a_fresh_network_is_mlp_policys():
     assert [layer["tensor"] for layer in network["policy"]] == ["mlp_extractor.policy_net.0", "action_net"]
     assert tensors["mlp_extractor.value_net.2.weight"].shape == (8, 8)
     assert replace(config, seed=1) != config
+
+
+@pytest.mark.slow
+def test_the_critic_warmup_freezes_the_policy_and_the_pull_to_the_start_runs():
+    """``finetune.critic_warmup``: an iteration inside it moves the value network alone;
+    ``kl_to_start``: the pass towards the start policy runs and reports its divergence."""
+    config = parse_config({**TINY, "finetune": {"critic_warmup": 1000, "kl_to_start": 1.0}})
+    env = jax_ppo.build_env(config)
+    runner = jax_ppo.start_runner(config, env, np.ones(1))
+    runner = runner._replace(start=runner.params)
+    iterate = jax_ppo.compile_chunk(env, config, 1)
+    after, figures = iterate(runner)
+    for before, now in zip(runner.params.policy, after.params.policy, strict=True):
+        assert np.array_equal(np.asarray(before.weight), np.asarray(now.weight))
+    assert any(
+        not np.array_equal(np.asarray(b.weight), np.asarray(a.weight))
+        for b, a in zip(runner.params.value, after.params.value, strict=True)
+    )
+    assert float(figures["critic_warmup"][0]) == 1.0 and float(figures["kl_weight"][0]) == 0.0
+    later = after._replace(timesteps=jnp.float32(2000))  # past the warm-up: the policy moves, the pull runs
+    moved, figures = iterate(later)
+    assert not np.array_equal(np.asarray(moved.params.policy[0].weight), np.asarray(after.params.policy[0].weight))
+    assert float(figures["kl_weight"][0]) == 1.0 and np.isfinite(figures["kl_to_start"][0])
+
+
+@pytest.mark.slow
+def test_the_players_posterior_layout_trains():
+    """``belief_features: players``: the learner's reading of the other players kept per slot."""
+    config = parse_config({**TINY, "belief_features": "players", "game": {"num_players": 4}})
+    env = jax_ppo.build_env(config)
+    runner = jax_ppo.start_runner(config, env, np.ones(1))
+    assert runner.obs.shape == (16, LAYOUTS[ENV_VERSION]["players"].size)
+    runner, figures = jax_ppo.compile_chunk(env, config, 1)(runner)
+    assert np.isfinite(figures["value_loss"][0]) and bool(jnp.all(runner.mask.any(1)))
