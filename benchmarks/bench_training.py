@@ -14,8 +14,17 @@ environment costs per learner step.
     python benchmarks/bench_training.py --repeats 5 --json docs/results/bench_training.json
     python benchmarks/bench_training.py --workers 1   # also the vector config in one process
 
+The device path (``--jax-config``, default configs/train/scratch_jax.yaml: training/jax_ppo.py,
+the whole PPO iteration compiled in JAX on the device JAX picks) is measured in the same run, the
+same recipe with four random and four bayes_v1: whole iterations (rollout and updates) after a
+compiled warm-up, and its environment alone (random legal learner actions, ``lax.scan`` over
+:func:`ckc_env.jax.vector_env.step`). The JSON names the device.
+
+    python benchmarks/bench_training.py --jax-only      # the device path alone (a GPU machine's quick check)
+
 The project's aims: against bayes_v1 within 25% of the rate against random (ratio >= 0.75); the
-vector path at least 5 times the scalar path's learner steps/s (the same run's ratio).
+vector path at least 5 times the scalar path's learner steps/s (the same run's ratio); on one
+H100/H200 the device path at least 100k learner steps/s against four bayes_v1.
 """
 
 from __future__ import annotations
@@ -147,6 +156,70 @@ def env_rate(config, steps: int) -> float:
     return rounds * env.num_envs / elapsed
 
 
+JAX_CHUNKS: dict[tuple[str, str], tuple] = {}
+"""The device path's compiled iterations and runner, per recipe and opponent (compiled once per run)."""
+
+
+def jax_rate(config, opponent: str, iterations: int) -> float:
+    """Learner steps/s of the device path (training/jax_ppo.py): ``iterations`` whole PPO iterations
+    in one compiled call, timed after a first (compiling) call."""
+    import jax
+    from ckc_env.training import jax_ppo
+
+    key = (repr(config), opponent)
+    if key not in JAX_CHUNKS:
+        setup = dataclasses.replace(config, opponents=[opponent])
+        env = jax_ppo.build_env(setup)
+        runner = jax_ppo.start_runner(setup, env, np.ones(1))
+        chunk = jax_ppo.compile_chunk(env, setup, iterations)
+        runner, figures = chunk(runner)  # compiles
+        jax.block_until_ready(figures)
+        JAX_CHUNKS[key] = (chunk, runner, jax_ppo.rollout_size(setup))
+    chunk, runner, rollout = JAX_CHUNKS[key]
+    start = time.perf_counter()
+    runner, figures = chunk(runner)
+    jax.block_until_ready(figures)
+    elapsed = time.perf_counter() - start
+    JAX_CHUNKS[key] = (chunk, runner, rollout)
+    return iterations * rollout / elapsed
+
+
+def jax_env_rate(config, opponent: str, steps: int) -> float:
+    """Learner steps/s of the device path's environment alone: ``lax.scan`` over
+    ``vector_env.step`` with uniformly random legal learner actions, timed after a compiling call."""
+    import jax
+    import jax.numpy as jnp
+    from ckc_env.training import jax_ppo
+
+    from ckc_env.jax import vector_env
+
+    setup = dataclasses.replace(config, opponents=[opponent])
+    key = (repr(setup), "env only")
+    size = setup.vector.num_envs
+    length = max(1, steps // size)
+    if key not in JAX_CHUNKS:
+        env = jax_ppo.build_env(setup)
+        state, _, mask = jax_ppo.reset_env(env, jax.random.key(0), size, jnp.ones(1))
+
+        def one(carry, step_key):
+            state, mask = carry
+            action = jax.random.categorical(step_key, jnp.where(mask, 0.0, -1e9))
+            state, out = vector_env.step(env, state, action)
+            return (state, out.mask), out.done.sum()
+
+        scan = jax.jit(lambda state, mask, k: jax.lax.scan(one, (state, mask), jax.random.split(k, length)))
+        (state, mask), done = scan(state, mask, jax.random.key(1))
+        jax.block_until_ready(done)
+        JAX_CHUNKS[key] = (scan, (state, mask), length * size)
+    scan, (state, mask), total = JAX_CHUNKS[key]
+    start = time.perf_counter()
+    (state, mask), done = scan(state, mask, jax.random.key(2))
+    jax.block_until_ready(done)
+    elapsed = time.perf_counter() - start
+    JAX_CHUNKS[key] = (scan, (state, mask), total)
+    return total / elapsed
+
+
 def main(argv: list[str] | None = None) -> None:
     import torch
     from ckc_env.training.config import TrainConfig, load_config
@@ -174,6 +247,15 @@ def main(argv: list[str] | None = None) -> None:
         default=0,
         help="also measure the vector config with its games in this many processes (0: not)",
     )
+    parser.add_argument(
+        "--jax-config",
+        default=str(ROOT / "configs/train/scratch_jax.yaml"),
+        help="a training config with engine: jax, measured on the device JAX picks ('none': not)",
+    )
+    parser.add_argument(
+        "--jax-iterations", type=cli.integer(1), default=2, help="PPO iterations per device-path measurement"
+    )
+    parser.add_argument("--jax-only", action="store_true", help="the device path alone")
     parser.add_argument("--repeats", type=cli.integer(1), default=3)
     parser.add_argument("--json", metavar="FILE", help="write the rates and ratios to FILE")
     args = parser.parse_args(argv)
@@ -181,6 +263,9 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)  # as training/train.py
     config = load_config(args.config)
     vector = None if args.vector_config == "none" else load_config(args.vector_config)
+    on_device = None if args.jax_config == "none" else load_config(args.jax_config)
+    if on_device is not None and on_device.engine != "jax":
+        parser.error(f"--jax-config {args.jax_config} does not say engine: jax")
     if vector is not None and vector.vector is None:
         parser.error(f"--vector-config {args.vector_config} has no vector section")
     size = (OBSERVATION_WITH_BELIEFS if config.belief_features else OBSERVATION).size
@@ -222,6 +307,19 @@ def main(argv: list[str] | None = None) -> None:
                 ),
             }
         )
+    device = None
+    if on_device is not None:
+        import jax
+
+        device = f"{jax.devices()[0].platform}: {jax.devices()[0].device_kind}"
+        steps = args.jax_iterations * on_device.ppo.get("n_steps", 2048) * on_device.vector.num_envs
+        jax_setups = {
+            "jax vs 4 bayes_v1": lambda: jax_rate(on_device, "bayes_v1", args.jax_iterations),
+            "jax vs 4 random": lambda: jax_rate(on_device, "random", args.jax_iterations),
+            "jax env only, vs 4 bayes_v1": lambda: jax_env_rate(on_device, "bayes_v1", steps),
+        }
+        setups = jax_setups if args.jax_only else {**setups, **jax_setups}
+        print(f"jax config {args.jax_config}: num_envs={on_device.vector.num_envs} on {device}")
     print(f"config {args.config}: {config.game_config.num_players} players, belief_features={config.belief_features}")
     if vector is not None:
         print(f"vector config {args.vector_config}: num_envs={vector.vector.num_envs}, n_steps={vector.ppo['n_steps']}")
@@ -229,6 +327,7 @@ def main(argv: list[str] | None = None) -> None:
     for _ in range(args.repeats):
         for name, measure in setups.items():
             rates[name].append(measure())
+            print(f"  {name}: {rates[name][-1]:.0f} learner steps/s", flush=True)
     medians = {name: statistics.median(values) for name, values in rates.items()}
     for name, value in medians.items():
         print(f"{name:32s} {value:9.0f} learner steps/s")
@@ -236,8 +335,15 @@ def main(argv: list[str] | None = None) -> None:
     def ratio(top: str, bottom: str) -> float:
         return statistics.median(a / b for a, b in zip(rates[top], rates[bottom], strict=True))
 
-    ratios = {"bayes_v1 / random": ratio("vs 4 bayes_v1", "vs 4 random")}
-    if vector is not None:
+    ratios = {} if args.jax_only else {"bayes_v1 / random": ratio("vs 4 bayes_v1", "vs 4 random")}
+    if on_device is not None:
+        ratios["jax bayes_v1 / random"] = ratio("jax vs 4 bayes_v1", "jax vs 4 random")
+        if not args.jax_only:
+            ratios["jax / scalar, vs 4 bayes_v1"] = ratio("jax vs 4 bayes_v1", "vs 4 bayes_v1")
+            if vector is not None:
+                ratios["jax / vector, vs 4 bayes_v1"] = ratio("jax vs 4 bayes_v1", "vector vs 4 bayes_v1")
+                ratios["jax / vector, vs 4 random"] = ratio("jax vs 4 random", "vector vs 4 random")
+    if vector is not None and not args.jax_only:
         ratios["vector / scalar, vs 4 bayes_v1"] = ratio("vector vs 4 bayes_v1", "vs 4 bayes_v1")
         ratios["vector / scalar, vs 4 random"] = ratio("vector vs 4 random", "vs 4 random")
         ratios["vector / scalar, env only"] = ratio("vector env only, vs 4 bayes_v1", "env only, vs 4 bayes_v1")
@@ -258,7 +364,10 @@ def main(argv: list[str] | None = None) -> None:
     for name, shares in UPDATE_SHARE.items():
         print(f"vector path {name}: share of the time in PPO's gradient steps {statistics.median(shares):.2f}")
     if args.json:
-        Path(args.json).write_text(
+        from ckc_env.files import write_atomic
+
+        write_atomic(
+            Path(args.json),
             json.dumps(
                 {
                     "command": "python benchmarks/bench_training.py " + " ".join(argv or sys.argv[1:]),
@@ -270,9 +379,11 @@ def main(argv: list[str] | None = None) -> None:
                     "ratios": ratios,
                     "workers": args.workers,
                     "vector_update_share": UPDATE_SHARE,
+                    "jax_config": None if on_device is None else _relative(args.jax_config),
+                    "jax_device": device,
                 },
                 indent=2,
-            )
+            ),
         )
 
 

@@ -4,6 +4,8 @@
         --out docs/ladder.png                      # one panel per file (a lineup or a round robin)
     ckc-plot run checkpoints/ppo_5p_distilled --out docs/ppo_5p_distilled.png   # evaluations.json over time
     ckc-plot run runs/quick_seed0 --reference docs/results/passive_vs_random.json --out docs/quick_seed0.png
+    ckc-plot runs docs/results/scratch_vector_evaluations.json docs/results/scratch_jax_h200_evaluations.json \\
+        --labels "CPU, SB3" "H200, JAX" --fair 0.2 --out docs/scratch_device.png   # runs side by side
     ckc-evaluate --lineup ... --plot lineup.png    # the tournament just played
 
 (``ckc-plot`` is ``python -m ckc_env.training.plots``.) Needs matplotlib, the ``plot`` extra:
@@ -143,6 +145,65 @@ def _curves(axis: Any, history: list[dict[str, Any]], xs: list[float], reference
     axis.grid(alpha=0.3)
 
 
+def plot_runs(histories: Sequence[tuple[str, list[dict[str, Any]]]], out: str | Path, fair: float | None) -> Path:
+    """Several runs side by side (e.g. one recipe on two devices): each run's win rate on its first
+    evaluation table with its 95% band, by learner steps and by wall-clock minutes; a third panel
+    where a run has ``vs_reference`` (``eval.reference``): its paired difference from that player in
+    the learner's seat on the same deals, with its interval."""
+    plt = _pyplot()
+    paired = any("vs_reference" in h for _, history in histories for h in history)
+    panels = ["learner steps", "wall-clock minutes"] + (["paired"] if paired else [])
+    figure, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.2), squeeze=False)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (label, history) in enumerate(histories):
+        colour = colours[k % len(colours)]  # one colour per run in every panel
+        table = next(iter(history[0]["results"]))
+        rates = [h["results"][table]["win_rate"] for h in history]
+        bounds = [wilson(h["results"][table]["win_rate"], h["results"][table]["games"]) for h in history]
+        for axis, xs in zip(
+            axes[0], ([h["timesteps"] for h in history], [h["elapsed_seconds"] / 60 for h in history]), strict=False
+        ):
+            axis.plot(xs, rates, marker="o", markersize=3, color=colour, label=f"{label}: {table}")
+            axis.fill_between(xs, *zip(*bounds, strict=True), alpha=0.15, color=colour)
+        with_reference = [h for h in history if "vs_reference" in h]
+        if paired and with_reference:
+            minutes = [h["elapsed_seconds"] / 60 for h in with_reference]
+            difference = [h["vs_reference"]["difference"] for h in with_reference]
+            low = [h["vs_reference"]["ci95"][0] for h in with_reference]
+            high = [h["vs_reference"]["ci95"][1] for h in with_reference]
+            player = with_reference[0]["vs_reference"]["player"]
+            axes[0][2].plot(
+                minutes, difference, marker="o", markersize=3, color=colour, label=f"{label}: less {player} in its seat"
+            )
+            axes[0][2].fill_between(minutes, low, high, alpha=0.15, color=colour)
+    for axis, xlabel in zip(axes[0], panels, strict=True):
+        if xlabel == "paired":
+            axis.axhline(0.0, linestyle="--", color="grey", linewidth=1)
+            axis.set_xlabel("wall-clock minutes")
+            axis.set_ylabel("win rate difference, same seat, same deals (95%)")
+            axis.set_title("paired with the reference player", fontsize=10)
+        else:
+            if fair:
+                axis.axhline(fair, linestyle="--", color="grey", linewidth=1, label=f"fair share {fair:.2f}")
+            axis.set_xlabel(xlabel)
+            axis.set_ylabel("win rate (95% interval)")
+            axis.set_title(f"by {xlabel}", fontsize=10)
+            if xlabel == "wall-clock minutes":
+                axis.set_xscale("log")
+        axis.legend(fontsize=7)
+        axis.grid(alpha=0.3)
+    return _save(figure, out)
+
+
+def _history(path: str) -> list[dict[str, Any]]:
+    """An evaluation history: a run folder's evaluations.json, or such a file itself."""
+    file = Path(path) / "evaluations.json" if Path(path).is_dir() else Path(path)
+    history = read_json(file, "evaluation history")
+    if not isinstance(history, list) or not history:
+        raise ValueError(f"{file} holds no evaluations")
+    return history
+
+
 def _num_players(run_dir: Path) -> int | None:
     config = run_dir / "config.yaml"
     if not config.is_file():
@@ -189,10 +250,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="lineup results (ckc-evaluate --out) whose first player's win rate is drawn as a line",
     )
     run.add_argument("--wall-time", action="store_true", help="a second panel: the curves by wall-clock minutes")
+    runs = kinds.add_parser("runs", help="several runs' first evaluation table side by side, by steps and time")
+    runs.add_argument("histories", nargs="+", metavar="RUN", help="run folders or evaluations.json files")
+    runs.add_argument("--labels", nargs="+", required=True, help="one label per run")
+    runs.add_argument("--fair", type=float, default=None, help="a seat's fair share, drawn dashed (e.g. 0.2)")
+    runs.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
     args = parser.parse_args(argv)
     try:
         if args.kind == "results":
             path = plot_results([_load(f) for f in args.files], args.out)
+        elif args.kind == "runs":
+            if len(args.labels) != len(args.histories):
+                raise ValueError(f"--labels: {len(args.labels)} labels for {len(args.histories)} runs (one each)")
+            histories = [(label, _history(h)) for label, h in zip(args.labels, args.histories, strict=True)]
+            path = plot_runs(histories, args.out, args.fair)
         else:
             references = [_load(f) for f in args.reference]
             if any(not isinstance(r, dict) or "lineup" not in r for r in references):
@@ -201,7 +272,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ValueError as exc:
         cli.fail(parser, exc)
     except (KeyError, TypeError, IndexError, AttributeError) as exc:  # a JSON file of another shape
-        what = ", ".join(args.files) if args.kind == "results" else f"{args.run_dir}/evaluations.json"
+        what = {"results": lambda: ", ".join(args.files), "runs": lambda: ", ".join(args.histories)}.get(
+            args.kind, lambda: f"{args.run_dir}/evaluations.json"
+        )()
         cli.fail(parser, f"{what}: not the shape ckc-evaluate and ckc-train write ({type(exc).__name__}: {exc})")
     print(f"wrote {path}")
 
