@@ -188,7 +188,61 @@ def ladder_rate(result: dict, player: str) -> str:
 # the figures, the file, a function of the file giving the figures). The doc's text is compared with
 # its line breaks as spaces.
 STRONGEST = "checkpoints/ppo_all_counts_mixed_34p"
+
+
+def signed(stat: dict) -> str:
+    """A paired difference as the docs quote it with its interval: ``+mean [+low, +high]``."""
+    return f"{stat['mean']:+.3f} [{stat['ci95'][0]:+.3f}, {stat['ci95'][1]:+.3f}]"
+
+
+def wilson_rate(result: dict) -> str:
+    """A training evaluation's win rate with its interval, as the docs quote it."""
+    return f"{result['win_rate']:.3f} [{result['win_ci95'][0]:.3f}, {result['win_ci95'][1]:.3f}]"
+
+
+def steps_per_s(result: dict, *names: str) -> list[str]:
+    """bench_training's medians, as the docs quote them (thousands separated)."""
+    return [f"{result['medians'][name]:,.0f}" for name in names]
+
+
+DEVICE_CURVE = "docs/results/scratch_jax_h200_evaluations.json"
+
 QUOTES = [
+    (
+        "README.md",
+        "The run ended at 1.5M steps with {} against four bayes_v1 and {} in bayes_v2's seat on the same deals "
+        "(bayes_v2 wins {} there",
+        DEVICE_CURVE,
+        lambda r: [
+            wilson_rate(r[-1]["results"]["vs_bayes_v1"]),
+            signed({"mean": r[-1]["vs_reference"]["difference"], "ci95": r[-1]["vs_reference"]["ci95"]}),
+            f"{json.loads((ROOT / 'docs/results/scratch_jax_h200_reference_games.json').read_text())['result']['win_rate']:.3f}",
+        ],
+    ),
+    (
+        "README.md",
+        "its best model (1.5M steps) wins {} where `ppo_all_counts_mixed_34p` wins {}, a paired difference of {}",
+        "docs/results/scratch_jax_h200_vs_mixed_34p_5p.json",
+        lambda r: [rate(r["players"][0]["win"]), rate(r["players"][1]["win"]), signed(r["difference"]["win"])],
+    ),
+    (
+        "README.md",
+        "| one H200 (`docs/results/bench_training_h200.json`, one repeat) | {} | {} | {} |",
+        "docs/results/bench_training_h200.json",
+        lambda r: steps_per_s(r, "jax vs 4 random", "jax vs 4 bayes_v1", "jax env only, vs 4 bayes_v1"),
+    ),
+    (
+        "README.md",
+        "| the 2-core CPU (`docs/results/bench_training_jax_cpu.json`, median of 3) | {} | {} | {} |",
+        "docs/results/bench_training_jax_cpu.json",
+        lambda r: steps_per_s(r, "jax vs 4 random", "jax vs 4 bayes_v1", "jax env only, vs 4 bayes_v1"),
+    ),
+    (
+        "README.md",
+        "| SB3's vector path on the same CPU, same run | {} | {} | {} |",
+        "docs/results/bench_training_jax_cpu.json",
+        lambda r: steps_per_s(r, "vector vs 4 random", "vector vs 4 bayes_v1", "vector env only, vs 4 bayes_v1"),
+    ),
     *[
         (
             doc,
