@@ -498,16 +498,31 @@ def training_tables(config: TrainConfig) -> tuple[list[Any], np.ndarray, str]:
     return population.tables, weights, population.scheme
 
 
+PROGRESS_BYTES = 1 << 30
+
+
+def _steps(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("inf")
+
+
 class Progress:
     """``progress.csv`` (one row per PPO iteration, SB3's tag names) and, with torch installed,
     TensorBoard's event files in ``tensorboard/``."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, upto: int | None = None) -> None:
+        """A resumed run's log is read back up to its train state's step (``upto``): the iterations
+        logged after it are done again."""
+        from ckc_env.files import read_bytes
+
         self.path = run_dir / PROGRESS
         self.rows: list[dict[str, Any]] = []
-        if self.path.is_file():
-            with open(self.path, newline="") as handle:
-                self.rows = list(csv.DictReader(handle))
+        if upto is not None and self.path.is_file():
+            text = read_bytes(self.path, "training log", PROGRESS_BYTES).decode("utf-8", errors="replace")
+            rows = list(csv.DictReader(io.StringIO(text)))
+            self.rows = [row for row in rows if _steps(row.get("time/total_timesteps")) <= upto]
         self.writer = None
         try:
             from torch.utils.tensorboard import SummaryWriter
@@ -621,6 +636,7 @@ def train(
         runner = load_state(runner, resume)
         timesteps = state_timesteps(resume)
         runner = runner._replace(timesteps=jnp.float32(timesteps))
+        record_run(config, run_dir)  # the train state read: only now does the resumed run change a byte
     if config.finetune.kl_to_start > 0:
         from .finetune import START_POLICY
 
@@ -630,7 +646,7 @@ def train(
         runner = runner._replace(start=start_network(str(start_file) + ".json", inputs))
 
     clock = Clock(history[-1].get("elapsed_seconds", 0.0) if history else 0.0)
-    progress = Progress(run_dir)
+    progress = Progress(run_dir, upto=timesteps if resume is not None else None)
 
     def save(model: Model, prefix: Path, config: TrainConfig, evaluation: dict[str, Any] | None = None) -> Path:
         return save_agent(model.params, prefix, config, model.num_timesteps, players, evaluation)
