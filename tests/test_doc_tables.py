@@ -205,9 +205,36 @@ def steps_per_s(result: dict, *names: str) -> list[str]:
     return [f"{result['medians'][name]:,.0f}" for name in names]
 
 
+def step_zero(history: list) -> list[str]:
+    """A run's first evaluation as the docs quote it (to the last digit the file holds)."""
+    first = history[0]
+    return [
+        f"{first['results']['vs_bayes_v1']['win_rate']:.6f}",
+        f"{first['results']['vs_random']['win_rate']:.6f}",
+        f"{first['vs_reference']['difference']:.6f}",
+    ]
+
+
 DEVICE_CURVE = "docs/results/scratch_jax_h200_evaluations.json"
+CPU_CHECK = "docs/results/scratch_jax_cpu_first_minutes_evaluations.json"
 
 QUOTES = [
+    (
+        "README.md",
+        "gives the H200's step-0 figures to the last digit ({} against four bayes_v1, {} against four random, {} in "
+        "bayes_v2's seat",
+        CPU_CHECK,
+        lambda r: step_zero(r) if step_zero(r) == step_zero(json.loads((ROOT / DEVICE_CURVE).read_text())) else [],
+    ),
+    (
+        "README.md",
+        "after 8 iterations, {} against four bayes_v1 where the H200 gave {}",
+        CPU_CHECK,
+        lambda r: [
+            f"{r[1]['results']['vs_bayes_v1']['win_rate']:.4f}",
+            f"{json.loads((ROOT / DEVICE_CURVE).read_text())[1]['results']['vs_bayes_v1']['win_rate']:.4f}",
+        ],
+    ),
     (
         "README.md",
         "The run ended at 1.5M steps with {} against four bayes_v1 and {} in bayes_v2's seat on the same deals "
