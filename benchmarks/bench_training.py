@@ -199,7 +199,7 @@ def jax_env_rate(config, opponent: str, steps: int) -> float:
     length = max(1, steps // size)
     if key not in JAX_CHUNKS:
         env = jax_ppo.build_env(setup)
-        state, _, mask = jax_ppo.reset_env(env, jax.random.key(0), size, jnp.ones(1))
+        state, _, mask = vector_env.reset(env, jax.random.key(0), size, jnp.ones(1))
 
         def one(carry, step_key):
             state, mask = carry

@@ -684,9 +684,7 @@ JAX_REFUSED = {
 def check_jax(config: TrainConfig) -> None:
     """What ``engine: jax`` trains (training/jax_ppo.py): a ValueError naming what it does not,
     with what to do instead."""
-    if config.vector is None:
-        fail("engine", "jax", "'sb3' without a vector section (engine: jax plays vector.num_envs games on the device)")
-    if config.vector.workers != 1:
+    if config.vector.workers != 1:  # parse_config has refused engine: jax without a vector section
         fail(
             "vector.workers", config.vector.workers, "1 with engine: jax (its games run on the device, in one process)"
         )

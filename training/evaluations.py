@@ -292,10 +292,17 @@ class Evaluations:
         engine): its result, and its per-game wins to pair each evaluation with."""
         config, path = self.config, self.run_dir / REFERENCE_GAMES
         player = config.eval.reference
-        if self.reference_games is None and path.is_file():
+        if self.reference_games is None and path.is_file():  # a resumed run: played already, if it fits
             record = read_json(path, "the reference's evaluation games")
-            if isinstance(record, dict) and record.get("player") == player and record.get("table") == table:
-                self.reference_games = [float(w) for w in record.get("wins", [])]
+            kept = record.get("wins") if isinstance(record, dict) else None
+            if (
+                isinstance(kept, list)
+                and record.get("player") == player
+                and record.get("table") == table
+                and len(kept) == len(wins)
+                and all(_number(w) for w in kept)
+            ):
+                self.reference_games = [float(w) for w in kept]
         if self.reference_games is None:
             games: dict[str, list[float]] = {}
             seed = derive_seed(config.seed, "evaluation")  # the evaluations' deals, on the batched engine

@@ -489,13 +489,12 @@ class Model:
         self.params, self.num_timesteps = params, num_timesteps
 
 
-def training_tables(config: TrainConfig) -> tuple[list[Any], np.ndarray, str]:
-    """The opponents tables (one, or the population's members) and their prior weights and scheme."""
+def training_tables(config: TrainConfig) -> tuple[list[Any], np.ndarray]:
+    """The opponents tables (one, or the population's members) and their prior weights."""
     if config.population is None:
-        return [config.opponents], np.ones(1), "uniform"
+        return [config.opponents], np.ones(1)
     population = config.population
-    weights = np.asarray(population.weights or [1.0] * len(population.members), dtype=np.float64)
-    return population.tables, weights, population.scheme
+    return population.tables, np.asarray(population.weights or [1.0] * len(population.members), dtype=np.float64)
 
 
 PROGRESS_BYTES = 1 << 30
@@ -568,7 +567,7 @@ def build_env(config: TrainConfig, weights: np.ndarray | None = None, trust_chec
     """The run's :class:`~ckc_env.jax.vector_env.VectorEnv` (its training tables)."""
     from ckc_env.jax import vector_env as venv
 
-    tables, _, _ = training_tables(config)
+    tables, _ = training_tables(config)
     return venv.VectorEnv.build(
         config.game, tables, config.learner_seat, config.belief_features, config.reward, trust_checkpoint
     )
@@ -580,6 +579,7 @@ def start_runner(config: TrainConfig, env: Any, weights: np.ndarray, params: Any
     import jax
     import jax.numpy as jnp
 
+    from ckc_env.jax import vector_env as venv
     from ckc_env.observation import ENV_VERSION, LAYOUTS
 
     key = jax.random.key(derive_seed(config.seed, "jax_ppo") % (1 << 32))
@@ -587,14 +587,8 @@ def start_runner(config: TrainConfig, env: Any, weights: np.ndarray, params: Any
     if params is None:
         params = init_network(init_key, LAYOUTS[ENV_VERSION][config.belief_features].size, config)
     optimizer = make_optimizer(Hyper.of(config))
-    env_state, obs, mask = reset_env(env, env_key, config.vector.num_envs, jnp.asarray(weights, jnp.float32))
+    env_state, obs, mask = venv.reset(env, env_key, config.vector.num_envs, jnp.asarray(weights, jnp.float32))
     return Runner(params, optimizer.init(params), env_state, obs, mask, key, jnp.float32(0), None)
-
-
-def reset_env(env: Any, key: Any, size: int, weights: Any):
-    from ckc_env.jax import vector_env as venv
-
-    return venv.reset(env, key, size, weights)
 
 
 def compile_chunk(env: Any, config: TrainConfig, iterations: int) -> Callable[[Runner], tuple[Runner, dict[str, Any]]]:
@@ -622,7 +616,7 @@ def train(
         record_run(config, run_dir)
     rollout = rollout_size(config)
     players = trained_counts(config)
-    _, prior, _ = training_tables(config)
+    _, prior = training_tables(config)
     env = build_env(config, trust_checkpoint=args.trust_checkpoint)
     inputs = LAYOUTS[ENV_VERSION][config.belief_features].size
     params = None
@@ -636,7 +630,6 @@ def train(
         runner = load_state(runner, resume)
         timesteps = state_timesteps(resume)
         runner = runner._replace(timesteps=jnp.float32(timesteps))
-        record_run(config, run_dir)  # the train state read: only now does the resumed run change a byte
     if config.finetune.kl_to_start > 0:
         from .finetune import START_POLICY
 
@@ -645,6 +638,8 @@ def train(
             save_agent(runner.params, start_file, config, 0, players)
         runner = runner._replace(start=start_network(str(start_file) + ".json", inputs))
 
+    if resume is not None:  # the train state and the start policy read: only now does the resumed run change a byte
+        record_run(config, run_dir)
     clock = Clock(history[-1].get("elapsed_seconds", 0.0) if history else 0.0)
     progress = Progress(run_dir, upto=timesteps if resume is not None else None)
 

@@ -252,6 +252,23 @@ def observe(
     return _assemble(layout, p)
 
 
+def observe_reading(rules: Rules, layout: Layout, state: State, seat: Any, reading: Any) -> tuple[jax.Array, Any]:
+    """:func:`observe` of ``seat`` by a player that keeps its reading of the other players across
+    steps (``jax.players_posterior.Reading``, None for a layout without the ``players_*`` pieces):
+    the exact posterior computed once for both belief pieces, the reading brought up to date, as
+    ``BatchPolicyAgent``'s readers are. Returns the observation and the reading."""
+    exact = players = None
+    if "belief_chief" in layout.offsets:
+        from .beliefs import seat_beliefs
+
+        exact = seat_beliefs(rules, state, seat)
+        if "players_chief" in layout.offsets:
+            from .players_posterior import kept_observed_posterior
+
+            reading, players = kept_observed_posterior(rules, reading, state, seat, exact)
+    return observe(rules, state, seat, layout, exact=exact, players=players), reading
+
+
 def _hidden(rules: Rules, state: State) -> dict[str, jax.Array]:
     """The hidden pieces of ``STATE``, per-seat ones as (5, k) rows by absolute seat."""
     kind = state.pending_kind.astype(I32)

@@ -164,24 +164,9 @@ class Agent:
         return AgentCarry(jax_players.Streams(seat_keys, jnp.zeros(SEATS, jnp.uint32)), reading)
 
     def act(self, rules: Rules, states: State, carries: AgentCarry, weights: Any) -> tuple[jax.Array, AgentCarry]:
-        layout = self.layout
         seats = jnp.clip(states.pending_seat.astype(jnp.int32), 0)
-        reading = carries.reading
-
-        def one(state: State, seat: jax.Array, reading: Any) -> tuple[jax.Array, Any]:
-            exact = players = None
-            if "belief_chief" in layout.offsets:
-                from .beliefs import seat_beliefs
-
-                exact = seat_beliefs(rules, state, seat)
-                if self.reads_players:
-                    from .players_posterior import kept_observed_posterior
-
-                    reading, players = kept_observed_posterior(rules, reading, state, seat, exact)
-            obs = observation.observe(rules, state, seat, layout, exact=exact, players=players)
-            return obs, reading
-
-        obs, reading = jax.vmap(one)(states, seats, reading)
+        observe = partial(observation.observe_reading, rules, self.layout)
+        obs, reading = jax.vmap(observe)(states, seats, carries.reading)
         mask = jax.vmap(partial(jax_players.legal_mask, rules))(states)
         streams = carries.streams
         if self.deterministic:

@@ -46,6 +46,7 @@ from ..table import options as table_options
 from ..table import rewards
 from . import chance, game, observation
 from . import players as jax_players
+from .game import STATIC_OPTIONS
 from .state import Options, Rules, State, options_of, put, rules_of
 from .tournament import Form, decide_where, jax_form, where_games
 
@@ -121,7 +122,7 @@ class VectorEnv:
         seat = -1 if learner_seat == "random" else int(learner_seat)
         option = first.first_player
         return VectorEnv(
-            rules=rules_of(GameConfig(**{name: getattr(first, name) for name in game_static()})),
+            rules=rules_of(GameConfig(**{name: getattr(first, name) for name in STATIC_OPTIONS})),
             options=options_of(first),
             counts=tuple(counts),
             learner_seat=seat,
@@ -131,10 +132,6 @@ class VectorEnv:
             seat_form=seat_form,
             first_player=-1 if option == "random" else int(option),
         )
-
-
-def game_static() -> tuple[str, ...]:
-    return game.STATIC_OPTIONS
 
 
 # ---------------------------------------------------------------------------------------------- the state
@@ -329,21 +326,8 @@ def _settle(env: VectorEnv, carry: _Settling) -> _Settling:
 
 def _observe(env: VectorEnv, es: EnvState) -> tuple[EnvState, jax.Array, jax.Array]:
     """Every learner's observation (its reading of the other players brought up to date) and legal actions."""
-    layout = env.layout
-
-    def one(games: State, seat: jax.Array, reading: Any) -> tuple[jax.Array, Any]:
-        exact = players = None
-        if "belief_chief" in layout.offsets:
-            from .beliefs import seat_beliefs
-
-            exact = seat_beliefs(env.rules, games, seat)
-            if env.reads_players:
-                from .players_posterior import kept_observed_posterior
-
-                reading, players = kept_observed_posterior(env.rules, reading, games, seat, exact)
-        return observation.observe(env.rules, games, seat, layout, exact=exact, players=players), reading
-
-    obs, reading = jax.vmap(one)(es.games, es.seat, es.reading)
+    observe = partial(observation.observe_reading, env.rules, env.layout)
+    obs, reading = jax.vmap(observe)(es.games, es.seat, es.reading)
     mask = game.legal_action_mask(env.rules, es.games)
     return es._replace(reading=reading), obs, mask
 
