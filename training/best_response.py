@@ -1,0 +1,381 @@
+"""Approximate best responses: how much a learner trained against a fixed player's table wins over
+that player, in the same seat on deals it never saw.
+
+    ckc-best-response bayes_v2 --num-players 3 --steps 1000000 --seed 0
+    ckc-best-response checkpoints/ppo_all_counts_mixed_34p --num-players 3 --start self --steps 500000
+
+(``ckc-best-response`` is ``python -m ckc_env.training.best_response``.)
+
+Exploitability, the distance of a policy from a best response to the table it sits at, is what
+OpenSpiel reports for small games; for a game of this size the field trains an approximate best
+response instead (Timbers et al., "Approximate exploitability", arXiv 2004.09677): a learner
+against a table of the fixed player, every other seat that player. Its gain over the player, in the
+learner's seat on the same deals, is a lower bound on what the table leaves to win against that
+player, for the learner's class of policy and budget: a clear gain shows the player exploitable
+by that much; a gain of zero says only that this learner, with this budget, found nothing.
+
+The learner is MaskablePPO on the batched engine (a ``ckc-train`` run: ``configs/train/
+best_response_scratch.yaml`` from nothing, ``best_response_finetune.yaml`` from an agent file,
+``--engine jax`` for the device trainer), its seat drawn per game. ``--start`` is ``scratch``,
+``self`` (the fixed player's own agent file) or any agent file; the run takes that file's observation
+layout and network. Its evaluations (every ``steps / 5``, 2000 games on the training deals' evaluation
+seeds) pair the learner with the fixed player in its seat (``eval.reference``): the learning curve.
+Then the best model of the run (picked on those evaluation deals) and the final one each play
+``--games`` held-out deals from a seed of their own, paired with the fixed player in the same seat
+(:func:`ckc_env.evaluation.paired.compare`'s design): the published gain.
+
+The folder (``--out``, default ``runs/best_response/<player>_<n>p_<start>_seed<seed>``) is a
+``ckc-train`` run folder (``config.yaml``, ``command.txt``, the models, ``evaluations.json``) with
+``held_out_best.json`` and ``held_out_final.json`` (the paired results) and ``best_response.json``:
+the player, the start, the budget, the held-out gains with their intervals, the curve and the wall
+times. ``--resume OUT`` finishes an interrupted one (the training where it stopped, then the
+held-out games). Bad input ends with exit status 2 before anything is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from ckc_env import cli, configs, players
+from ckc_env.agents import REGISTRY
+from ckc_env.config import MAX_PLAYERS, MIN_PLAYERS, load_yaml_mapping
+from ckc_env.evaluation.paired import PairedResult
+from ckc_env.evaluation.tournament import run_tournament
+from ckc_env.files import InputError, read_json, write_atomic
+from ckc_env.players import specs
+from ckc_env.seeding import derive_seed
+
+from . import run_folder
+from .config import TrainConfig, load_config, parse_config
+from .limits import MAX_TIMESTEPS
+from .train import TRAINER, check_players, need_extras, train
+
+RECIPES = {"scratch": "best_response_scratch", "agent": "best_response_finetune"}
+"""The shipped recipe of each kind of start (``configs/train/``)."""
+RESULT = "best_response.json"
+EVALUATIONS = 5
+"""Evaluations along the run (and one of the start): the learning curve's points."""
+ENGINES = ("sb3", "jax")
+
+
+def agent_card(spec: Any, what: str):
+    """The card of a safe agent file named by ``spec`` (an InputError naming ``what`` otherwise)."""
+    from ckc_env.players import agent_file
+
+    try:
+        return agent_file.read_card(agent_file.card_path(str(spec)))
+    except (InputError, OSError, ValueError) as exc:
+        raise InputError(f"{what}={spec}: not a safe agent file ({exc})") from None
+
+
+def start_file(player: Any, start: str) -> str | None:
+    """The agent file ``--start`` names (None: from scratch); ``self`` is the fixed player's own."""
+    if start == "scratch":
+        return None
+    if start == "self":
+        if not isinstance(player, str) or player in REGISTRY:
+            raise InputError(
+                f"--start self: {specs.label(player)} is a scripted player, not an agent file: start from scratch or "
+                "from an agent file (--start checkpoints/ppo_all_counts_mixed_34p)"
+            )
+        return player
+    return start
+
+
+def build_config(
+    player: Any,
+    num_players: int,
+    steps: int,
+    seed: int,
+    start: str | None,
+    recipe: Path,
+    engine: str,
+    eval_games: int = 2000,
+) -> TrainConfig:
+    """The run's config: ``recipe`` with the fixed player at every other seat, the budget, the seed,
+    the evaluations (the fixed player's table, paired with it in the learner's seat) and, from an
+    agent file, its layout and network."""
+    data = load_yaml_mapping(recipe)
+    data.update(
+        seed=seed,
+        total_timesteps=steps,
+        game={**data.get("game", {}), "num_players": num_players},
+        opponents=[player],
+        eval={
+            "every": max(1, -(-steps // EVALUATIONS)),
+            "games": eval_games,
+            "opponents": {"vs_player": [player]},
+            "reference": player,
+        },
+    )
+    data.pop("population", None)
+    if start is not None:
+        card = agent_card(start, "--start")
+        pi, vf = ([layer.outputs for layer in net[:-1]] for net in (card.policy, card.value))
+        activation = {layer.activation for layer in card.policy[:-1]} or {"tanh"}
+        data.update(
+            init_from=str(start),
+            belief_features=card.belief_features,
+            policy={"net_arch": pi if pi == vf else {"pi": pi, "vf": vf}, "activation_fn": activation.pop()},
+        )
+    if engine == "jax":  # the device trainer: one process, its own batch of games
+        data.update(engine="jax", vector={"num_envs": data.get("vector", {}).get("num_envs", 1024)})
+    return parse_config(data)
+
+
+def curve(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The learning curve: each evaluation's win rate and its paired gain over the fixed player on
+    the evaluation deals (``vs_reference``)."""
+    points = []
+    for entry in history:
+        gain = entry.get("vs_reference", {})
+        points.append(
+            {
+                "timesteps": entry["timesteps"],
+                "elapsed_seconds": entry.get("elapsed_seconds"),
+                "win_rate": entry["results"]["vs_player"]["win_rate"],
+                "gain": {"mean": gain.get("difference"), "ci95": gain.get("ci95")},
+            }
+        )
+    return points
+
+
+def held_out(
+    run_dir: Path, player: Any, num_players: int, games: int, seed: int, trust: bool, engine: str, progress: bool
+) -> dict[str, Any]:
+    """The best and the final model each against the fixed player's table on ``games`` deals of
+    ``seed``, paired with the fixed player in the same seat (its games played once)."""
+    config = {"num_players": num_players}
+    others = [player] * (num_players - 1)
+
+    def play(spec: Any):
+        return run_tournament(
+            [spec, *others], games, seed, config, None, progress, trust, engine=engine, fixed_first=True
+        )
+
+    started = time.time()
+    reference = play(player)
+    out: dict[str, Any] = {"games": reference.games, "seed": seed, "player_win_rate": reference.stats()[0]["win"].mean}
+    for name in ("best", "final"):
+        paired = PairedResult(play(str(run_dir / f"{name}_model.json")), reference)
+        write_atomic(run_dir / f"held_out_{name}.json", json.dumps(paired.to_json(), indent=2))
+        gain = paired.difference("win")
+        out[name] = {
+            "win_rate": paired.first.stats()[0]["win"].mean,
+            "gain": {"mean": gain.mean, "ci95": [gain.low, gain.high]},
+            "file": f"held_out_{name}.json",
+        }
+    out["seconds"] = round(time.time() - started, 1)
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ckc-best-response", description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("player", nargs="?", help="the fixed player: a registered name or an agent file")
+    parser.add_argument(
+        "--num-players", type=cli.integer(MIN_PLAYERS, MAX_PLAYERS), metavar="N", help="seats at the table"
+    )
+    parser.add_argument(
+        "--steps",
+        type=cli.integer(1, MAX_TIMESTEPS),
+        default=1_000_000,
+        help="the learner's budget in decisions (default 1,000,000)",
+    )
+    parser.add_argument(
+        "--start", default="scratch", help="scratch (default), self (the player's own agent file), or an agent file"
+    )
+    parser.add_argument("--seed", type=cli.seed(), default=0, help="the run's seed (default 0)")
+    parser.add_argument(
+        "--games",
+        type=cli.games(),
+        default=None,
+        help="held-out games for each model, rounded up to the seating design (default 2000; with --resume, "
+        "the run's own unless given: its held-out games played again at that size)",
+    )
+    parser.add_argument(
+        "--eval-games",
+        type=cli.games(),
+        default=2000,
+        help="games of each evaluation along the run, the learning curve's points (default 2000)",
+    )
+    parser.add_argument("--engine", choices=ENGINES, default="sb3", help="sb3 (default, the batched engine) or jax")
+    parser.add_argument("--recipe", help="a training YAML to use instead of the shipped recipe of the start")
+    parser.add_argument("--out", help="the run folder (default runs/best_response/<player>_<n>p_<start>_seed<seed>)")
+    parser.add_argument("--force", action="store_true", help="replace the best response an existing --out holds")
+    parser.add_argument("--resume", metavar="OUT", help="finish an interrupted best response")
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--trust-checkpoint", action="store_true", help="let stable-baselines3 .zip players load")
+    return parser
+
+
+def default_out(player: Any, num_players: int, start: str, seed: int) -> str:
+    name = Path(specs.label(player)).name.replace("(", "_").replace(")", "").replace(",", "_").replace("=", "")
+    begin = start if start in ("scratch", "self") else "from_" + Path(start).stem
+    return f"runs/best_response/{name}_{num_players}p_{begin}_seed{seed}"
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    trust = args.trust_checkpoint
+    try:
+        if args.resume:
+            if args.player or args.force or args.out:
+                raise ValueError("--resume OUT continues the best response it names: give no player, --out or --force")
+            run_dir = Path(args.resume)
+            record = read_json(run_dir / "best_response_plan.json", "the best response's plan")
+            if args.games is not None:
+                record["held_out_games"] = args.games
+            if "command" not in record and (run_dir / RESULT).is_file():  # a plan from before it was kept there
+                record["command"] = read_json(run_dir / RESULT, "the best response's result").get("command")
+            player, num_players = record["player"], record["num_players"]
+            marker = run_folder.open_run(run_dir, TRAINER)
+            config = load_config(run_dir / "config.yaml")
+            need_extras(config)
+            run_folder.check_config(run_dir, marker, config.to_dict(), TrainConfig().to_dict())
+            plan = None
+        else:
+            if args.player is None or args.num_players is None:
+                raise ValueError("give the fixed player and --num-players N (or --resume OUT)")
+            player = specs.from_text(args.player)
+            players.validate(player, trust_checkpoint=trust)
+            num_players = args.num_players
+            begin = start_file(player, args.start)
+            recipe_name = args.recipe or RECIPES["scratch" if begin is None else "agent"]
+            recipe = configs.preset("train", recipe_name)
+            config = build_config(
+                player, num_players, args.steps, args.seed, begin, recipe, args.engine, args.eval_games
+            )
+            need_extras(config)
+            run_dir_text = args.out or default_out(player, num_players, args.start, args.seed)
+            plan = run_folder.plan_new(run_dir_text, run_dir_text, args.force, TRAINER)
+            run_dir = plan.path
+            record = {
+                "player": player,
+                "num_players": num_players,
+                "start": "scratch" if begin is None else str(begin),
+                "steps": args.steps,
+                "seed": args.seed,
+                "engine": args.engine,
+                "recipe": recipe_name,
+                "held_out_games": args.games or 2000,
+                "command": shlex.join(["ckc-best-response", *(sys.argv[1:] if argv is None else argv)]),
+            }
+        check_players(config, trust)
+    except (ValueError, KeyError, TypeError) as exc:
+        cli.fail(parser, exc)
+    options = SimpleNamespace(trust_checkpoint=trust, no_progress=args.no_progress)
+    started = time.time()
+    if plan is not None:
+        try:
+            plan.begin(config.to_dict(), TrainConfig().to_dict(), TRAINER)
+            write_atomic(run_dir / "best_response_plan.json", json.dumps(record, indent=2))
+            train(config, run_dir, options, [], None, plan)
+        except BaseException as exc:
+            undone = plan.abandon()
+            if isinstance(exc, InputError):
+                cli.fail(parser, f"{exc} ({run_dir} is as it was before this command)" if undone else exc)
+            raise
+    else:
+        from .evaluations import load_history
+        from .train import jax_resume_point
+
+        history = load_history(run_dir, config)
+        if (
+            not history
+            or history[-1]["timesteps"] < config.total_timesteps
+            or not (run_dir / "final_model.json").exists()
+        ):
+            if config.engine == "jax":
+                resume_from = jax_resume_point(run_dir, history)
+            else:
+                resume_from, _ = run_folder.resume_point(run_dir, history)
+            train(config, run_dir, options, history, resume_from)
+    trained = time.time() - started
+    history = json.loads((run_dir / "evaluations.json").read_text())
+    summary = json.loads((run_dir / "summary.json").read_text())
+    seed = derive_seed(record["seed"], "best_response_held_out")
+    engine = "jax" if config.engine == "jax" else "auto"
+    figures = held_out(
+        run_dir, player, num_players, record["held_out_games"], seed, trust, engine, not args.no_progress
+    )
+    result = {
+        **record,
+        "player": specs.label(player),
+        **(
+            {"resumed": shlex.join(["ckc-best-response", *(sys.argv[1:] if argv is None else argv)])}
+            if args.resume
+            else {}
+        ),
+        "held_out": figures,
+        "curve": curve(history),
+        "wall_seconds": {
+            "training": summary.get("wall_clock_seconds", round(trained, 1)),
+            "held_out": figures["seconds"],
+        },
+        "model": "best: picked on the evaluation deals; final: the last; both measured on the held-out deals",
+    }
+    write_atomic(run_dir / RESULT, json.dumps(result, indent=2))
+    print(describe(result))
+    print(f"wrote {run_dir / RESULT}", file=sys.stderr)
+    return run_dir
+
+
+def describe(result: dict[str, Any]) -> str:
+    """One paragraph: the held-out gains of the best and final models, with their intervals."""
+    held = result["held_out"]
+    lines = [
+        f"best response to {result['player']} at {result['num_players']} players, start {result['start']}, "
+        f"{result['steps']:,} steps (seed {result['seed']}); {held['games']} held-out games, the player "
+        f"wins {held['player_win_rate']:.3f} in the learner's seat"
+    ]
+    for name in ("best", "final"):
+        gain = held[name]["gain"]
+        lines.append(
+            f"  {name} model: wins {held[name]['win_rate']:.3f}, gain {gain['mean']:+.4f} "
+            f"[{gain['ci95'][0]:+.4f}, {gain['ci95'][1]:+.4f}]"
+        )
+    return "\n".join(lines)
+
+
+def command() -> None:
+    main()
+
+
+if __name__ == "__main__":
+    command()
+
+
+def markdown(results: list[dict[str, Any]]) -> str:
+    """The published table of best responses (``best_response.json`` records), one row each: the
+    held-out gains of the best and final models with their paired intervals, and the wall times."""
+    rows = [
+        "| fixed player | players | start | steps | the player's win rate in the seat | best model's gain "
+        "(held out, paired) | final model's gain | games | wall time (training + held out) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        held = r["held_out"]
+        start = r["start"] if r["start"] in ("scratch",) else ("itself" if r["start"] == r["player"] else r["start"])
+        gains = [_signed(held[name]["gain"]) for name in ("best", "final")]
+        seconds = r["wall_seconds"]["training"] + r["wall_seconds"]["held_out"]
+        rows.append(
+            f"| {r['player']} | {r['num_players']} | {start} | {r['steps']:,} | {held['player_win_rate']:.3f} | "
+            f"{gains[0]} | {gains[1]} | {held['games']} | {seconds / 60:.0f} min |"
+        )
+    return "\n".join(rows)
+
+
+def _signed(gain: dict[str, Any]) -> str:
+    low, high = gain["ci95"]
+    text = f"{gain['mean']:+.3f} [{low:+.3f}, {high:+.3f}]"
+    return f"**{text}**" if low > 0 else text
