@@ -215,6 +215,7 @@ def _num_players(run_dir: Path) -> int | None:
 
 
 def _save(figure: Any, out: str | Path) -> Path:
+    """The figure laid out, written to ``out`` (its folder made) and closed."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.tight_layout()
@@ -227,6 +228,40 @@ def _save(figure: Any, out: str | Path) -> Path:
 
 def _load(path: str) -> dict[str, Any]:
     return read_json(path, "result file")
+
+
+def plot_best_responses(results: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """Best responses' learning curves (``best_response.json``): the learner's paired gain over the
+    fixed player in its seat on the evaluation deals, with its 95% interval, by steps; one panel per
+    player count, and each run's held-out gain (best model) drawn at its last step."""
+    plt = _pyplot()
+    counts = sorted({r["num_players"] for r in results})
+    figure, axes = plt.subplots(1, len(counts), figsize=(5.0 * len(counts), 3.8), squeeze=False)
+    for axis, n in zip(axes[0], counts, strict=True):
+        for r in (r for r in results if r["num_players"] == n):
+            steps = [p["timesteps"] for p in r["curve"]]
+            mean = [p["gain"]["mean"] for p in r["curve"]]
+            low = [p["gain"]["ci95"][0] for p in r["curve"]]
+            high = [p["gain"]["ci95"][1] for p in r["curve"]]
+            start = "scratch" if r["start"] == "scratch" else ("itself" if r["start"] == r["player"] else "the agent")
+            (line,) = axis.plot(steps, mean, marker="o", ms=3, label=f"vs {Path(r['player']).name}, from {start}")
+            axis.fill_between(steps, low, high, color=line.get_color(), alpha=0.15)
+            held = r["held_out"]["best"]["gain"]
+            axis.errorbar(
+                [steps[-1] * 1.03],
+                [held["mean"]],
+                yerr=[[held["mean"] - held["ci95"][0]], [held["ci95"][1] - held["mean"]]],
+                fmt="s",
+                color=line.get_color(),
+                capsize=3,
+            )
+        axis.axhline(0.0, color="grey", lw=0.8, ls="--")
+        axis.set_title(f"{n} players (squares: held-out deals, best model)", fontsize=9)
+        axis.set_xlabel("learner steps")
+        axis.set_ylabel("gain over the player in its seat (paired)")
+        axis.legend(fontsize=7)
+        axis.grid(alpha=0.3)
+    return _save(figure, path)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -255,9 +290,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     runs.add_argument("--labels", nargs="+", required=True, help="one label per run")
     runs.add_argument("--fair", type=float, default=None, help="a seat's fair share, drawn dashed (e.g. 0.2)")
     runs.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
+    best = kinds.add_parser("best-response", help="best responses' learning curves (ckc-best-response)")
+    best.add_argument("files", nargs="+", metavar="JSON", help="best_response.json files")
+    best.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
     args = parser.parse_args(argv)
     try:
-        if args.kind == "results":
+        if args.kind == "best-response":
+            path = plot_best_responses([_load(f) for f in args.files], args.out)
+        elif args.kind == "results":
             path = plot_results([_load(f) for f in args.files], args.out)
         elif args.kind == "runs":
             if len(args.labels) != len(args.histories):
@@ -272,9 +312,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ValueError as exc:
         cli.fail(parser, exc)
     except (KeyError, TypeError, IndexError, AttributeError) as exc:  # a JSON file of another shape
-        what = {"results": lambda: ", ".join(args.files), "runs": lambda: ", ".join(args.histories)}.get(
-            args.kind, lambda: f"{args.run_dir}/evaluations.json"
-        )()
+        what = {
+            "results": lambda: ", ".join(args.files),
+            "best-response": lambda: ", ".join(args.files),
+            "runs": lambda: ", ".join(args.histories),
+        }.get(args.kind, lambda: f"{args.run_dir}/evaluations.json")()
         cli.fail(parser, f"{what}: not the shape ckc-evaluate and ckc-train write ({type(exc).__name__}: {exc})")
     print(f"wrote {path}")
 

@@ -408,6 +408,20 @@ def _progress(total: int, enabled: bool, description: str) -> Callable[..., None
     return update
 
 
+def distinct_players(players: Sequence[PlayerSpec], num_players: int, what: str) -> list[PlayerSpec]:
+    """The players of tables of ``num_players`` distinct players (a round robin, a rated ladder): a
+    ValueError where two have one label or there are too few."""
+    players = list(players)
+    labels = [specs.label(p) for p in players]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"the players of {what} must be distinct, got {labels}")
+    if len(players) < num_players:
+        raise ValueError(
+            f"{what} of {num_players}-player tables needs at least {num_players} players, got {len(players)}"
+        )
+    return players
+
+
 def round_robin(
     players: Sequence[PlayerSpec],
     num_players: int,
@@ -425,12 +439,7 @@ def round_robin(
     With exactly ``num_players`` players that is one table; with more, each combination gets an
     equal share of the games (rounded up), so every player meets every other equally often.
     """
-    players = list(players)
-    labels = [specs.label(p) for p in players]
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"round-robin players must be distinct, got {labels}")
-    if len(players) < num_players:
-        raise ValueError(f"a {num_players}-player round robin needs at least {num_players} players, got {len(players)}")
+    players = distinct_players(players, num_players, "a round robin")
     games = _positive_games(games)
     _check_seed_and_workers(seed, workers)
     for spec in players:  # before any table is played
