@@ -93,6 +93,28 @@ def test_a_resume_of_a_finished_run_plays_the_same_held_out_games(tiny_run, tmp_
     assert json.loads((tiny_run / "held_out_best.json").read_text())["games"] == 18
 
 
+def test_a_start_from_an_agent_file_is_measured_beside_the_best_response(tiny_run, tmp_path):
+    """From an agent file (here the tiny run's own model), the held-out games also play the start:
+    each model's gain over it is what the training found beyond where it began."""
+    recipe = tmp_path / "tiny.yaml"
+    recipe.write_text(TINY)
+    start = str(tiny_run / "best_model.json")
+    out = tmp_path / "again"
+    argv = ["random", "--num-players", "3", "--steps", "128", "--eval-games", "6", "--games", "12", "--start", start]
+    best_response.main([*argv, "--recipe", str(recipe), "--out", str(out), "--no-progress"])
+    result = json.loads((out / best_response.RESULT).read_text())
+    config = load_config(out / "config.yaml")
+    assert config.init_from == start and config.belief_features is True and config.policy["net_arch"] == [16]
+    held = result["held_out"]
+    begun = json.loads((out / "held_out_start.json").read_text())
+    assert held["start"]["gain"]["mean"] == pytest.approx(begun["difference"]["win"]["mean"])
+    best = json.loads((out / "held_out_best.json").read_text())
+    over = best["players"][0]["win"]["mean"] - begun["players"][0]["win"]["mean"]
+    assert held["best"]["over_start"]["mean"] == pytest.approx(over)
+    row = best_response.markdown([result]).splitlines()[-1]
+    assert row.startswith(f"| random | 3 | {start} | 128 |") and "| 12 |" in row
+
+
 def test_a_start_from_an_agent_file_takes_its_layout_and_network(tmp_path):
     recipe = Path(best_response.configs.preset("train", best_response.RECIPES["agent"]))
     config = best_response.build_config("bayes_v2", 4, 300_000, 36, AGENT, recipe, "sb3")

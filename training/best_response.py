@@ -148,10 +148,20 @@ def curve(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def held_out(
-    run_dir: Path, player: Any, num_players: int, games: int, seed: int, trust: bool, engine: str, progress: bool
+    run_dir: Path,
+    player: Any,
+    num_players: int,
+    games: int,
+    seed: int,
+    trust: bool,
+    engine: str,
+    progress: bool,
+    start: str | None = None,
 ) -> dict[str, Any]:
     """The best and the final model each against the fixed player's table on ``games`` deals of
-    ``seed``, paired with the fixed player in the same seat (its games played once)."""
+    ``seed``, paired with the fixed player in the same seat (its games played once); with a
+    ``start`` file other than the player, the start too, and each model's gain over it (what the
+    training found beyond its start)."""
     config = {"num_players": num_players}
     others = [player] * (num_players - 1)
 
@@ -160,18 +170,29 @@ def held_out(
             [spec, *others], games, seed, config, None, progress, trust, engine=engine, fixed_first=True
         )
 
+    def figures(paired: PairedResult) -> dict[str, Any]:
+        gain = paired.difference("win")
+        return {"mean": gain.mean, "ci95": [gain.low, gain.high]}
+
     started = time.time()
     reference = play(player)
     out: dict[str, Any] = {"games": reference.games, "seed": seed, "player_win_rate": reference.stats()[0]["win"].mean}
-    for name in ("best", "final"):
-        paired = PairedResult(play(str(run_dir / f"{name}_model.json")), reference)
-        write_atomic(run_dir / f"held_out_{name}.json", json.dumps(paired.to_json(), indent=2))
-        gain = paired.difference("win")
-        out[name] = {
-            "win_rate": paired.first.stats()[0]["win"].mean,
-            "gain": {"mean": gain.mean, "ci95": [gain.low, gain.high]},
-            "file": f"held_out_{name}.json",
+    begun = play(start) if start is not None and start != player else None
+    if begun is not None:
+        paired = PairedResult(begun, reference)
+        write_atomic(run_dir / "held_out_start.json", json.dumps(paired.to_json(), indent=2))
+        out["start"] = {
+            "win_rate": begun.stats()[0]["win"].mean,
+            "gain": figures(paired),
+            "file": "held_out_start.json",
         }
+    for name in ("best", "final"):
+        model = play(str(run_dir / f"{name}_model.json"))
+        paired = PairedResult(model, reference)
+        write_atomic(run_dir / f"held_out_{name}.json", json.dumps(paired.to_json(), indent=2))
+        out[name] = {"win_rate": model.stats()[0]["win"].mean, "gain": figures(paired), "file": f"held_out_{name}.json"}
+        if begun is not None:
+            out[name]["over_start"] = figures(PairedResult(model, begun))
     out["seconds"] = round(time.time() - started, 1)
     return out
 
@@ -305,8 +326,9 @@ def main(argv: list[str] | None = None) -> Path:
     summary = json.loads((run_dir / "summary.json").read_text())
     seed = derive_seed(record["seed"], "best_response_held_out")
     engine = "jax" if config.engine == "jax" else "auto"
+    begin = None if record["start"] == "scratch" else record["start"]
     figures = held_out(
-        run_dir, player, num_players, record["held_out_games"], seed, trust, engine, not args.no_progress
+        run_dir, player, num_players, record["held_out_games"], seed, trust, engine, not args.no_progress, begin
     )
     result = {
         **record,
@@ -357,20 +379,22 @@ if __name__ == "__main__":
 
 def markdown(results: list[dict[str, Any]]) -> str:
     """The published table of best responses (``best_response.json`` records), one row each: the
-    held-out gains of the best and final models with their paired intervals, and the wall times."""
+    held-out gains of the best and final models over the player with their paired intervals, the
+    best model's gain over its start (from an agent file other than the player), and the wall times."""
     rows = [
         "| fixed player | players | start | steps | the player's win rate in the seat | best model's gain "
-        "(held out, paired) | final model's gain | games | wall time (training + held out) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "(held out, paired) | final model's gain | best model over its start | games | wall time |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         held = r["held_out"]
-        start = r["start"] if r["start"] in ("scratch",) else ("itself" if r["start"] == r["player"] else r["start"])
+        start = r["start"] if r["start"] == "scratch" else ("itself" if r["start"] == r["player"] else r["start"])
         gains = [_signed(held[name]["gain"]) for name in ("best", "final")]
+        over = _signed(held["best"]["over_start"]) if "over_start" in held["best"] else "-"
         seconds = r["wall_seconds"]["training"] + r["wall_seconds"]["held_out"]
         rows.append(
             f"| {r['player']} | {r['num_players']} | {start} | {r['steps']:,} | {held['player_win_rate']:.3f} | "
-            f"{gains[0]} | {gains[1]} | {held['games']} | {seconds / 60:.0f} min |"
+            f"{gains[0]} | {gains[1]} | {over} | {held['games']} | {seconds / 60:.0f} min |"
         )
     return "\n".join(rows)
 
