@@ -83,6 +83,22 @@ def side(pattern: str) -> str:
     return level_or_above(pattern, games=False)()[0]
 
 
+def held(tag: str) -> dict:
+    return json.loads((ROOT / RESULTS / "best_response" / tag / "best_response.json").read_text())["held_out"]
+
+
+def br(tag: str, model: str, figure: str = "gain") -> str:
+    """A best response's held-out figure (``gain`` over the player, or ``over_start``), as quoted."""
+    found = held(tag)[model][figure]
+    return signed(Stat(found["mean"], *found["ci95"]))
+
+
+def common(words) -> str:
+    """The word every count earns, or ``not the same`` (the sentence then fails)."""
+    found = set(words)
+    return found.pop() if len(found) == 1 else "not the same"
+
+
 MIXED = "mixed_34p_vs_mixed_bayes_v2_{}p_seed*.json"
 SEAT = "mixed_34p_vs_bayes_v2_{}p_seed*.json"
 CLONE = "mixed_34p_vs_clone_{}p_*_seed*.json"
@@ -154,6 +170,67 @@ CLAIMS = [
         "README.md",
         "what the four fine-tuning runs added, pooled over each count's six samples, is {} at 5 players, {} at 4 and {} at 3",
         lambda: [signed(pooled_difference(paths(CLONE.format(n)))) for n in (5, 4, 3)],
+    ),
+    (
+        "docs/evaluation.md",
+        "Read this way, the strongest agent is {} at the mixed table of every count and {} bayes_v2 in its seat at "
+        "every count",
+        lambda: [common(verdicts(MIXED.format(n)) for n in (3, 4, 5)), common(side(SEAT.format(n)) for n in (3, 4, 5))],
+    ),
+    # the best responses (docs/results/best_response/)
+    (
+        "docs/evaluation.md",
+        "300,000 steps from the strongest agent found a policy that wins {} over bayes_v2 in its seat, {} over the "
+        "agent it started from (which itself is {} over bayes_v2 on these deals)",
+        lambda: [
+            br("bayes_v2_3p_from_agent", "best"),
+            br("bayes_v2_3p_from_agent", "best", "over_start"),
+            br("bayes_v2_3p_from_agent", "start"),
+        ],
+    ),
+    (
+        "README.md",
+        "the best response to two bayes_v2 wins {} over bayes_v2 in its seat, {} over the agent it started from",
+        lambda: [br("bayes_v2_3p_from_agent", "best"), br("bayes_v2_3p_from_agent", "best", "over_start")],
+    ),
+    (
+        "docs/evaluation.md",
+        "Against three bayes_v2 the best response wins {} over bayes_v2, all of it the start's ({} on the same "
+        "deals; the best response over its start {})",
+        lambda: [
+            br("bayes_v2_4p_from_agent", "best"),
+            br("bayes_v2_4p_from_agent", "start"),
+            br("bayes_v2_4p_from_agent", "best", "over_start"),
+        ],
+    ),
+    (
+        "docs/evaluation.md",
+        "Against four bayes_v2 the start is already {} over bayes_v2, and 300,000 steps add {} to it ({} over bayes_v2)",
+        lambda: [
+            br("bayes_v2_5p_from_agent", "start"),
+            br("bayes_v2_5p_from_agent", "best", "over_start"),
+            br("bayes_v2_5p_from_agent", "best"),
+        ],
+    ),
+    ("README.md", "at 5 players {} more", lambda: [br("bayes_v2_5p_from_agent", "best", "over_start")]),
+    (
+        "docs/evaluation.md",
+        "the best response's {} over bayes_v1 is the agent's own ({} over its start)",
+        lambda: [br("bayes_v1_3p_from_agent", "best"), br("bayes_v1_3p_from_agent", "best", "over_start")],
+    ),
+    (
+        "docs/evaluation.md",
+        "two copies of `ppo_all_counts_mixed_34p` gains {} at 3 players",
+        lambda: [br("ppo_all_counts_mixed_34p_3p_self", "best")],
+    ),
+    (
+        "docs/evaluation.md",
+        "bayes_v2 reach {} against bayes_v2's {} in the same seat ({})",
+        lambda: [
+            f"{held('bayes_v2_3p_scratch')['best']['win_rate']:.3f}",
+            f"{held('bayes_v2_3p_scratch')['player_win_rate']:.3f}",
+            br("bayes_v2_3p_scratch", "best"),
+        ],
     ),
     # the earlier agent's 5-player mixed table
     (
@@ -249,10 +326,23 @@ LADDER = re.compile(r"<!-- ladder: (\S+) -->\n\n(.+?)\n\n(held out: .+?)\n", re.
 
 def test_the_rated_ladders_in_the_docs_are_their_files():
     pytest.importorskip("openskill")
-    from ckc_env.evaluation.rating import markdown
+    from ckc_env.evaluation.rating import markdown, rate
 
     text = (ROOT / "docs/evaluation.md").read_text()
     found = LADDER.findall(text)
     assert len(found) == 3, "docs/evaluation.md shows the 3-, 4- and 5-player ladders"
     for path, table, check in found:
-        assert f"{table}\n\n{check}" == markdown(json.loads((ROOT / path).read_text())), f"{path}: regenerate it"
+        record = json.loads((ROOT / path).read_text())
+        assert f"{table}\n\n{check}" == markdown(record), f"{path}: regenerate it"
+        games = [(t["lineup"], t["ranks"]) for t in record["rated_tables"]]  # the file's own games, rated again
+        again = rate(record["players"], games, record["seed"], record["rating"]["tau"])
+        assert again == {r["player"]: (r["mu"], r["sigma"]) for r in record["ratings"]}, path
+
+
+def test_the_table_of_claims_is_its_files():
+    text = (ROOT / "docs/evaluation.md").read_text()
+    marker = "<!-- claims: docs/results/claims.json -->\n"
+    assert marker in text
+    table = text.split(marker, 1)[1].split("\n\n", 1)[0]
+    entries = json.loads((ROOT / RESULTS / "claims.json").read_text())
+    assert table == claims.markdown(entries), "docs/evaluation.md's table of claims: regenerate it"

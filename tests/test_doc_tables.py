@@ -22,7 +22,7 @@ import pytest
 from ckc_env.evaluation.tournament import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ["README.md", "checkpoints/README.md", "docs/baselines.md"]
+DOCS = ["README.md", "checkpoints/README.md", "docs/baselines.md", "docs/evaluation.md"]
 MARKER = re.compile(r"<!-- results: (.+?) -->")
 FIGURE = re.compile(r"(?<![\w.])-?\d+\.\d{2,}")  # "0.21-0.24" is 0.21 and 0.24
 

@@ -383,7 +383,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
     best model's gain over its start (from an agent file other than the player), and the wall times."""
     rows = [
         "| fixed player | players | start | steps | the player's win rate in the seat | best model's gain "
-        "(held out, paired) | final model's gain | best model over its start | games | wall time |",
+        "(held out, paired) | final model's gain | best model over its start | games | wall time (training + held out) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:

@@ -117,3 +117,25 @@ def summary(paths: Sequence[str | Path], first: str | None = None, second: str |
             for p, (m, low, high, n) in zip(paths, samples, strict=True)
         ],
     }
+
+
+def markdown(entries: Sequence[dict[str, Any]]) -> str:
+    """A table of claims, one row each: what is compared, each sample (file, figure, games), the
+    pooled figure and its word. ``entries``: ``{"claim", "files"}`` (paired comparisons) or with
+    ``"first"`` and ``"second"`` (a lead at lineup tables), as ``docs/results/claims.json`` holds them."""
+    rows = ["| claim | samples (file: figure, games) | pooled | word |", "|---|---|---|---|"]
+    for entry in entries:
+        found = summary(entry["files"], entry.get("first"), entry.get("second"))
+        samples = "; ".join(
+            f"`{Path(s['file']).stem}`: {signed(Stat(s['mean'], *s['ci95']))}, {s['games']:,}" for s in found["samples"]
+        )
+        pooled_stat = Stat(found["pooled"]["mean"], *found["pooled"]["ci95"])
+        word = (
+            found["verdict"]
+            if entry.get("first")
+            else {"first": "above", "tied": "level", "behind": "below"}[found["verdict"]]
+        )
+        rows.append(
+            f"| {entry['claim']} | {samples} | {signed(pooled_stat)} on {found['pooled']['games']:,} | **{word}** |"
+        )
+    return "\n".join(rows)

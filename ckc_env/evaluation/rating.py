@@ -184,7 +184,7 @@ class Ladder:
                     "games": r.games,
                     "seed": r.seed,
                     "engine": r.engine,
-                    "ranks": game_ranks(r).tolist(),
+                    "ranks": ["".join(str(k) for k in game) for game in game_ranks(r)],  # "213": seat by seat
                 }
                 for r in self.rated
             ],
@@ -231,7 +231,8 @@ def _interval(differences: np.ndarray, base: float) -> tuple[float, float]:
 def rate(
     labels: Sequence[str], tables: Sequence[tuple[Sequence[str], Sequence[Sequence[int]]]], seed: int, tau: float = TAU
 ) -> dict[str, tuple[float, float]]:
-    """Every game of ``tables`` ((lineup labels, per-game ranks) each) rated with OpenSkill, in an
+    """Every game of ``tables`` ((lineup labels, per-game ranks: a list of ints or a string of digits,
+    seat by seat) each) rated with OpenSkill, in an
     order shuffled by ``seed``; returns label -> (mu, sigma). A saved ladder's ``rated_tables`` give
     its ratings again: ``rate(record["players"], [(t["lineup"], t["ranks"]) for t in
     record["rated_tables"]], record["seed"], record["rating"]["tau"])``."""
@@ -241,7 +242,7 @@ def rate(
     for k in np.random.default_rng(derive_seed(seed, "ladder", "order")).permutation(len(order)):
         t, g = order[k]
         sitting = tables[t][0]
-        new = openskill.rate([[ratings[p]] for p in sitting], ranks=list(tables[t][1][g]))
+        new = openskill.rate([[ratings[p]] for p in sitting], ranks=[int(k) for k in tables[t][1][g]])
         for p, team in zip(sitting, new, strict=True):
             ratings[p] = team[0]
     return {p: (float(r.mu), float(r.sigma)) for p, r in ratings.items()}
