@@ -223,6 +223,17 @@ CLAIMS = [
         "two copies of `ppo_all_counts_mixed_34p` gains {} at 3 players",
         lambda: [br("ppo_all_counts_mixed_34p_3p_self", "best")],
     ),
+    ("docs/evaluation.md", "and to four {} at 5", lambda: [br("ppo_all_counts_mixed_34p_5p_self", "best")]),
+    (
+        "docs/evaluation.md",
+        "(picked on 2016 evaluation deals, early in the run) gains {}, but its final model {}",
+        lambda: [br("ppo_all_counts_mixed_34p_4p_self", "best"), br("ppo_all_counts_mixed_34p_4p_self", "final")],
+    ),
+    (
+        "README.md",
+        "at 4 the run's final model gains {}",
+        lambda: [br("ppo_all_counts_mixed_34p_4p_self", "final")],
+    ),
     (
         "docs/evaluation.md",
         "bayes_v2 reach {} against bayes_v2's {} in the same seat ({})",
