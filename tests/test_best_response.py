@@ -137,6 +137,8 @@ def test_bad_input_is_refused_before_anything_is_written(tmp_path, capsys):
     refused(capsys, lambda: main(["bayes_v2", "--num-players", "3", "--start", str(tmp_path / "no.json")]), "--start")
     refused(capsys, lambda: main(["bayes_v2", "--num-players", "3", "--recipe", "nonesuch"]), "nonesuch")
     refused(capsys, lambda: main(["--resume", str(tmp_path)]), "best response")
+    for option in (["--steps", "5"], ["--seed", "1"], ["--start", "self"], ["--engine", "jax"], ["--num-players", "4"]):
+        refused(capsys, lambda option=option: main(["--resume", str(tmp_path), *option]), option[0])
     assert not out.exists()
     taken = tmp_path / "taken"
     taken.mkdir()

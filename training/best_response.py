@@ -63,6 +63,9 @@ RESULT = "best_response.json"
 EVALUATIONS = 5
 """Evaluations along the run (and one of the start): the learning curve's points."""
 ENGINES = ("sb3", "jax")
+NEW_RUN = {"steps": 1_000_000, "start": "scratch", "seed": 0, "eval_games": 2000, "engine": "sb3"}
+"""A new run's options and their defaults (``--resume`` takes them from the run's plan)."""
+TRAINING = (*NEW_RUN, "num_players", "recipe")
 
 
 def agent_card(spec: Any, what: str):
@@ -208,13 +211,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--steps",
         type=cli.integer(1, MAX_TIMESTEPS),
-        default=1_000_000,
+        default=None,
         help="the learner's budget in decisions (default 1,000,000)",
     )
     parser.add_argument(
-        "--start", default="scratch", help="scratch (default), self (the player's own agent file), or an agent file"
+        "--start", default=None, help="scratch (default), self (the player's own agent file), or an agent file"
     )
-    parser.add_argument("--seed", type=cli.seed(), default=0, help="the run's seed (default 0)")
+    parser.add_argument("--seed", type=cli.seed(), default=None, help="the run's seed (default 0)")
     parser.add_argument(
         "--games",
         type=cli.games(),
@@ -225,10 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--eval-games",
         type=cli.games(),
-        default=2000,
+        default=None,
         help="games of each evaluation along the run, the learning curve's points (default 2000)",
     )
-    parser.add_argument("--engine", choices=ENGINES, default="sb3", help="sb3 (default, the batched engine) or jax")
+    parser.add_argument("--engine", choices=ENGINES, default=None, help="sb3 (default, the batched engine) or jax")
     parser.add_argument("--recipe", help="a training YAML to use instead of the shipped recipe of the start")
     parser.add_argument("--out", help="the run folder (default runs/best_response/<player>_<n>p_<start>_seed<seed>)")
     parser.add_argument("--force", action="store_true", help="replace the best response an existing --out holds")
@@ -250,8 +253,13 @@ def main(argv: list[str] | None = None) -> Path:
     trust = args.trust_checkpoint
     try:
         if args.resume:
-            if args.player or args.force or args.out:
-                raise ValueError("--resume OUT continues the best response it names: give no player, --out or --force")
+            given = [f"--{k.replace('_', '-')}" for k in TRAINING if getattr(args, k) is not None]
+            if args.player or args.force or args.out or given:
+                raise ValueError(
+                    "--resume OUT continues the best response it names, as it was planned: give no player, --out, "
+                    f"--force or training option ({', '.join(given) or 'none given'}); --games replays its held-out "
+                    "games at another size"
+                )
             run_dir = Path(args.resume)
             record = read_json(run_dir / "best_response_plan.json", "the best response's plan")
             if args.games is not None:
@@ -267,6 +275,9 @@ def main(argv: list[str] | None = None) -> Path:
         else:
             if args.player is None or args.num_players is None:
                 raise ValueError("give the fixed player and --num-players N (or --resume OUT)")
+            for key, value in NEW_RUN.items():  # the defaults of a new run
+                if getattr(args, key) is None:
+                    setattr(args, key, value)
             player = specs.from_text(args.player)
             players.validate(player, trust_checkpoint=trust)
             num_players = args.num_players
@@ -322,8 +333,8 @@ def main(argv: list[str] | None = None) -> Path:
                 resume_from, _ = run_folder.resume_point(run_dir, history)
             train(config, run_dir, options, history, resume_from)
     trained = time.time() - started
-    history = json.loads((run_dir / "evaluations.json").read_text())
-    summary = json.loads((run_dir / "summary.json").read_text())
+    history = read_json(run_dir / "evaluations.json", "the run's evaluations")
+    summary = read_json(run_dir / "summary.json", "the run's summary")
     seed = derive_seed(record["seed"], "best_response_held_out")
     engine = "jax" if config.engine == "jax" else "auto"
     begin = None if record["start"] == "scratch" else record["start"]
