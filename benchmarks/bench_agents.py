@@ -17,8 +17,10 @@ import statistics
 import time
 
 import ckc_env
+from ckc_env import cli
 from ckc_env.agents import REGISTRY, make_agent
 from ckc_env.engine.view import PlayerView
+from ckc_env.files import write_atomic
 from ckc_env.seeding import derive_seed
 
 
@@ -54,6 +56,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, json=args.json)
     for flag in ("games", "repeats"):
         if getattr(args, flag) < 1:
             parser.error(f"--{flag} must be a positive integer, got {getattr(args, flag)}")
@@ -72,8 +75,7 @@ def main(argv: list[str] | None = None) -> dict:
             results[name][f"{n}p"] = statistics.median(seconds for seconds, _ in runs) * 1e3
         print(f"{name:12s} " + " ".join(f"{results[name][f'{n}p']:18.3f}" for n in (3, 4, 5)), flush=True)
     if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
+        write_atomic(args.json, json.dumps(results, indent=2))
     return results
 
 

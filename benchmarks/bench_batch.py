@@ -50,11 +50,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_env import drive
 
-from ckc_env import batch
+from ckc_env import batch, cli
 from ckc_env.batch.agents import decide, make_batch_agent, uniform_legal
 from ckc_env.batch.state import BatchState
 from ckc_env.config import GameConfig
 from ckc_env.envs.vector import CheckpointCharlieVectorEnv
+from ckc_env.files import write_atomic
 from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS
 from ckc_env.seeding import derive_seed
 from ckc_env.table import batched
@@ -204,6 +205,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--json", default=None, help="also write the results to this file")
     parser.add_argument("--check-only", action="store_true", help="measure only the cost of the decisions' check")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, json=args.json)
     if args.memory_child:
         memory_child(args.memory_child, steps=300)
         return {}
@@ -215,8 +217,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         results = {"repeats": args.repeats, "num_players": args.num_players}
         results["check"] = report_check(config, args.repeats, args.seed)
         if args.json:
-            with open(args.json, "w") as handle:
-                json.dump(results, handle, indent=2)
+            write_atomic(args.json, json.dumps(results, indent=2))
         return results
     aec_name = f"AEC env ({args.num_players}p)"
     steps, _ = drive(lambda: ckc_env.env(num_players=args.num_players), games=20, seed=args.seed)
@@ -255,8 +256,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"{memory['peak_rss_mib']:.0f} MiB, {memory['decisions_per_s']:,.0f} decisions/s"
         )
     if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
+        write_atomic(args.json, json.dumps(results, indent=2))
     return results
 
 

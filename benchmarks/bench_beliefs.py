@@ -39,6 +39,7 @@ from ckc_env import cli
 from ckc_env.engine.actions import FORCED_ACCUSATION, PASS, WINDOW
 from ckc_env.engine.game import legal_actions
 from ckc_env.engine.view import PlayerView
+from ckc_env.files import write_atomic
 from ckc_env.reading.beliefs import beliefs
 from ckc_env.seeding import derive_seed
 
@@ -97,6 +98,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=cli.integer(0), default=0)
     parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, json=args.json)
 
     players = (3, 4, 5)
     views = {n: collect(n, args.positions, derive_seed(args.seed, "positions", n)) for n in players}
@@ -152,8 +154,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     goal = max(results["players"][str(n)]["steady"] for n in players) * 1e6
     print(f"goal: under 50 µs per posterior in steady state; measured median at most {goal:.2f} µs")
     if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
+        write_atomic(args.json, json.dumps(results, indent=2))
     return results
 
 

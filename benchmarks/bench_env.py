@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ckc_env import cli
+from ckc_env.files import write_atomic
 from ckc_env.seeding import derive_seed
 
 
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=cli.integer(0), default=0)
     parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, json=args.json)
     warnings.filterwarnings("ignore")
 
     envs = {**ours(), **references()}
@@ -108,8 +110,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         results[name]["ratio_to"] = dict(zip(refs, ratios, strict=True))
         print(f"{name:30s} " + " ".join(f"{x:16.2f}" for x in ratios))
     if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
+        write_atomic(args.json, json.dumps(results, indent=2))
     return results
 
 

@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ckc_env import batch
+from ckc_env import batch, cli
 from ckc_env.batch.agents import make_batch_agent, seat_keys
 from ckc_env.batch.state import subset
 from ckc_env.config import GameConfig
@@ -367,6 +367,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--json", default=None, help="also write the results to this file")
     parser.add_argument("--quick", action="store_true", help="B=1024 only, short rounds: a check that it runs")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, json=args.json)
     warnings.filterwarnings("ignore")
     import jax
 
@@ -402,7 +403,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         report(size, results)
         out["runs"][str(size)] = results
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(args.json, json.dumps(out, indent=2))
         print(f"wrote {args.json}")
     return out

@@ -23,11 +23,12 @@ import time
 
 import numpy as np
 
-from ckc_env import batch, engine
+from ckc_env import batch, cli, engine
 from ckc_env.agents import make_agent
 from ckc_env.batch.agents import make_batch_agent
 from ckc_env.config import GameConfig
 from ckc_env.engine.view import PlayerView
+from ckc_env.files import write_atomic
 from ckc_env.seeding import derive_seed
 
 
@@ -88,6 +89,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, json=args.json)
     if any(n not in (3, 4, 5) for n in args.players):
         parser.error(f"--players must be counts from 3 to 5, got {args.players}")
     for flag in ("games", "repeats"):
@@ -115,8 +117,7 @@ def main(argv: list[str] | None = None) -> dict:
             results[f"{n}p"][f"batched_{size}"] = rate
             print(f"{n:>7} {f'batched B={size}':>14} {rate:12.0f} {runs[0][1]:10d} {rate / scalar:9.2f}", flush=True)
     if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
+        write_atomic(args.json, json.dumps(results, indent=2))
     return results
 
 

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from ckc_env import cli, configs
+from ckc_env.files import write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,6 +62,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--repeats", type=cli.integer(1), default=2)
     parser.add_argument("--out", default=None, help="write PREFIX.json with every measurement")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, out=args.out and f"{args.out}.json")
     if 1 not in args.runners:
         parser.error("--runners must include 1, the reference")
 
@@ -100,7 +102,7 @@ def main(argv: list[str] | None = None) -> dict:
         "median_ratio_to_1_runner": {str(r): statistics.median(ratios[r]) for r in args.runners},
     }
     if args.out:
-        Path(f"{args.out}.json").write_text(json.dumps(record, indent=2) + "\n")
+        write_atomic(f"{args.out}.json", json.dumps(record, indent=2) + "\n")
     return record
 
 

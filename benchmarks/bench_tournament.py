@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ckc_env import cli
 from ckc_env.evaluation.tournament import run_tournament
+from ckc_env.files import write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 LINEUPS = {
@@ -43,6 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=cli.integer(1), default=3)
     parser.add_argument("--json", metavar="FILE", help="write the rates and ratios to FILE")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, json=args.json)
 
     rates: dict[str, dict[str, list[float]]] = {name: {"scalar": [], "batched": []} for name in LINEUPS}
     for _ in range(args.repeats):
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name:32s} scalar {scalar:8.1f} games/s   batched {batched:8.1f} games/s   x{ratio:.1f}")
     if args.json:
         command = "python benchmarks/bench_tournament.py " + " ".join(argv or sys.argv[1:])
-        Path(args.json).write_text(json.dumps({"command": command, "repeats": args.repeats, "lineups": out}, indent=2))
+        write_atomic(args.json, json.dumps({"command": command, "repeats": args.repeats, "lineups": out}, indent=2))
 
 
 if __name__ == "__main__":

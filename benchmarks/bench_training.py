@@ -259,6 +259,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=cli.integer(1), default=3)
     parser.add_argument("--json", metavar="FILE", help="write the rates and ratios to FILE")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, json=args.json)
 
     torch.set_num_threads(1)  # as training/train.py
     config = load_config(args.config)

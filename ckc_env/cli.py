@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from .engine.chance import SEED_LIMIT
-from .files import short, short_text
+from .files import printable, short, short_text
 
 MAX_SEED = SEED_LIMIT - 1
 """The largest seed a command takes: the engine's seeds are the integers 0 .. 2**64 - 1."""
@@ -59,10 +60,30 @@ def need_extra(extra: str, *modules: str) -> None:
         )
 
 
+def say(text: str, file: TextIO | None = None, flush: bool = False) -> None:
+    """Print a line that may hold names from files or the command line (a path, a player, a card)
+    with control characters escaped: a name cannot move the cursor or recolour the terminal."""
+    print(printable(text, keep_newlines=True), file=file if file is not None else sys.stdout, flush=flush)
+
+
 def fail(parser: argparse.ArgumentParser, error: BaseException | str) -> NoReturn:
     """End a command on bad input: the usage, the message (control characters from files escaped,
     its length bounded) and exit status 2."""
     parser.error(short_text(str(error), 4000))
+
+
+def check_outputs(parser: argparse.ArgumentParser, **outputs: str | None) -> None:
+    """The files a command will write (by flag: ``json=args.json``), checked before any work
+    (:func:`ckc_env.files.check_output`): a refusal ends the command with exit status 2 and
+    nothing created."""
+    from .files import check_output
+
+    for flag, path in outputs.items():
+        if path:
+            try:
+                check_output(path, f"--{flag.replace('_', '-')}")
+            except ValueError as exc:
+                fail(parser, exc)
 
 
 def integer(low: int | None = None, high: int | None = None) -> Callable[[str], int]:

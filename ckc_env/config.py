@@ -224,9 +224,16 @@ def load_yaml_mapping(path: str | Path, accepted: Sequence[str] | None = None, w
 
 
 def load_rules(path: str | Path) -> dict[str, Any]:
-    """A rules file's options (the keys of :class:`GameConfig`: another key is refused naming the
-    file, the key and the accepted options; the values are checked by :meth:`GameConfig.from_dict`)."""
-    return load_yaml_mapping(path, GameConfig.fields(), "game option")
+    """A rules file's options, checked whole as every command takes them: the keys of
+    :class:`GameConfig` (another key is refused naming the file, the key and the accepted options)
+    and every value by :meth:`GameConfig.from_dict` (a file without ``num_players`` is checked at
+    the largest table, whose seats include every other's). A ValueError names the file."""
+    data = load_yaml_mapping(path, GameConfig.fields(), "game option")
+    try:
+        GameConfig.from_dict({"num_players": MAX_PLAYERS, **data})
+    except ValueError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    return data
 
 
 def check_keys(data: Any, source: str) -> None:

@@ -19,11 +19,15 @@ status 2) takes it as it takes the others.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import reprlib
+import stat
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -244,33 +248,95 @@ def write_atomic(path: str | Path, data: bytes | str) -> None:
 
     The bytes go to a new temporary file beside it (created exclusively, so a planted name cannot
     redirect them), are flushed to disk, then renamed over ``path``: a reader, or a run killed
-    mid-write, sees the old file or the new one, never half of one. A ``path`` that is a symbolic
-    link, a FIFO, a device or a folder is refused by name (:class:`InputError`), not written through.
+    mid-write, sees the old file or the new one, never half of one. A symbolic link at ``path`` is
+    replaced by the file, never written through; a folder, FIFO or device there is refused by name
+    (:class:`InputError`).
     """
-    import os
-    import tempfile
-
-    path = Path(path)
-    check_writable(path)
     if isinstance(data, str):
         data = data.encode()
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    with atomic_output(path) as temporary, temporary.open("wb") as handle:
+        handle.write(data)
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | Path, suffix: str = "") -> Iterator[Path]:
+    """A new temporary file beside ``path`` for a writer that needs a file name (a video encoder,
+    matplotlib, a CSV writer), renamed over ``path`` once the block ends without an error and
+    removed if it raises: ``path`` is the old file or the new one, whole, never a part, and a link
+    at ``path`` is replaced, never written through. ``suffix`` ends the temporary name (``.mp4``
+    for an encoder that picks its format from it). Missing parent folders are made."""
+    path = Path(path)
+    check_writable(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=PARTIAL + suffix)
+    os.close(descriptor)
+    temporary = Path(name)
     try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
+        yield temporary
+        with temporary.open("rb+") as handle:
             os.fsync(handle.fileno())
         os.chmod(temporary, 0o666 & ~UMASK)
+        check_writable(path)  # nothing but a file or a link was put there meanwhile
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 
-def check_writable(path: str | Path) -> None:
-    """Refuse a file to be written or removed that exists as anything but a regular file."""
-    import stat
+PARTIAL = ".partial"
+"""What the name of a temporary file of :func:`atomic_output` ends with (before its ``suffix``):
+``.NAME.XXXXXXXX.partial``. One left behind was being written when its command was killed."""
 
+
+def leftovers(folder: str | Path) -> list[Path]:
+    """The temporary files a killed command left in ``folder`` and below (:data:`PARTIAL`)."""
+    found = []
+    for root, _, names in os.walk(folder, followlinks=False):
+        found += [Path(root) / n for n in names if n.startswith(".") and PARTIAL in n and Path(root, n).is_file()]
+    return sorted(found)
+
+
+def check_output(path: str | Path, what: str, suffixes: Sequence[str] = ()) -> Path:
+    """An output path checked before any work: its name ends in one of ``suffixes`` (any, if none
+    are given), it is not a folder, FIFO or device, and its folder exists or can be made (no file
+    stands where a folder must be, and the nearest existing folder is writable). Nothing is
+    created: a refusal changes nothing."""
+    path = Path(path)
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise InputError(
+            f"{what} {printable(str(path))}: the file name must end in {' or '.join(suffixes)}, "
+            f"not {printable(path.suffix) or 'nothing'}"
+        )
+    folder = path.parent
+    while not folder.exists():
+        if os.path.lexists(folder):  # a dangling link where a folder must be
+            raise InputError(f"{what} {printable(str(path))}: {printable(str(folder))} is a link to nothing")
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f"{what} {printable(str(path))}: {printable(str(folder))} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{what} {printable(str(path))}: the folder {printable(str(folder))} is not writable")
+    check_writable(path)
+    return path
+
+
+def check_writable(path: str | Path) -> None:
+    """Refuse a file to be written or replaced that exists as a folder, FIFO, socket or device (a
+    symbolic link is fine: it is replaced, never followed)."""
+    path = Path(path)
+    try:
+        mode = path.lstat().st_mode
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (or no folder to hold it: said on writing)
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise InputError(
+            f"{printable(str(path))} is {kind_of(mode)}, not a regular file: refusing to write over it "
+            "(remove it yourself, or give another name)"
+        )
+
+
+def remove_file(path: str | Path) -> None:
+    """Remove a regular file (a missing one is fine); a link, FIFO, device or folder is refused by name."""
     path = Path(path)
     try:
         mode = path.lstat().st_mode
@@ -278,21 +344,13 @@ def check_writable(path: str | Path) -> None:
         return
     if not stat.S_ISREG(mode):
         raise InputError(
-            f"{path} is {kind_of(mode)}, not a regular file: refusing to write or remove it (remove it yourself)"
+            f"{printable(str(path))} is {kind_of(mode)}, not a regular file: refusing to remove it (remove it yourself)"
         )
-
-
-def remove_file(path: str | Path) -> None:
-    """Remove a regular file (a missing one is fine); a link, FIFO, device or folder is refused by name."""
-    path = Path(path)
-    check_writable(path)
     path.unlink(missing_ok=True)
 
 
 def kind_of(mode: int) -> str:
     """What a file of this ``st_mode`` is, in words, for messages."""
-    import stat
-
     for test, name in (
         (stat.S_ISLNK, "a symbolic link"),
         (stat.S_ISDIR, "a folder"),
@@ -310,11 +368,145 @@ def kind_of(mode: int) -> str:
 def _umask() -> int:
     """The process's umask, read once at import (``os.umask`` can only be read by setting it, which
     a thread creating a file at that moment would see)."""
-    import os
-
     mask = os.umask(0)
     os.umask(mask)
     return mask
 
 
 UMASK = _umask()
+
+
+# ---------------------------------------------------------------------------------------------- one writer
+LOCK = "run.lock"
+"""The lock file of a folder a command writes (a run folder, a pipeline's folder), while it writes."""
+LOCK_BYTES = 1 << 16
+
+
+class FolderLock:
+    """One writer per folder: an exclusive lock on ``FOLDER/run.lock``, taken before a command reads
+    anything of the folder that it will write, held until it ends.
+
+    The lock is the operating system's (``flock``; ``msvcrt.locking`` on Windows) on the open file,
+    so it is released however the process ends, a kill included: a lock file left by a killed
+    command is taken over at once (:attr:`stale` names who left it). The file holds its holder (the
+    process, the host, the command, since when), which a refused command names. A lock is released
+    by removing its file while still holding it, then closing it; a command that finds the file
+    replaced or removed after locking it locks again, so two commands never both hold a folder.
+
+        with FolderLock(run_dir, "--resume"):
+            ...  # the only writer of run_dir
+    """
+
+    def __init__(self, folder: str | Path, flag: str = "the folder") -> None:
+        self.folder, self.flag = Path(folder), flag
+        self.path = self.folder / LOCK
+        self.handle: int | None = None
+        self.stale: str | None = None
+
+    def acquire(self) -> FolderLock:
+        """Take the lock (the folder must exist); :class:`InputError` naming the holder if another
+        process holds it."""
+        for _ in range(100):  # the file may be removed by a holder releasing it between open and lock
+            check_writable(self.path)
+            if os.path.islink(self.path):
+                raise InputError(f"{printable(str(self.path))} is a symbolic link: a lock file is the folder's own")
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+            handle = os.open(self.path, flags, 0o666)
+            if not _lock(handle):
+                holder = _holder(handle)
+                os.close(handle)
+                raise InputError(
+                    f"{self.flag} {printable(str(self.folder))} is in use by another command ({holder}): one command "
+                    "writes a folder at a time. Wait for it to end, or stop it (a lock left by a killed command is "
+                    "taken over by the next one)"
+                )
+            try:
+                same = os.path.samestat(os.fstat(handle), os.lstat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(handle)  # the file we locked was released and removed: lock the one there now
+        else:  # pragma: no cover - a folder whose lock is taken and released a hundred times meanwhile
+            raise InputError(f"{self.flag} {printable(str(self.folder))}: its lock could not be taken")
+        left = _holder(handle, default="")
+        self.stale = left or None
+        record = {
+            "pid": os.getpid(),
+            "host": _host(),
+            "command": " ".join(sys.argv)[:2000],
+            "since": _now(),
+        }
+        os.ftruncate(handle, 0)
+        os.lseek(handle, 0, os.SEEK_SET)
+        os.write(handle, (json.dumps(record) + "\n").encode())
+        self.handle = handle
+        return self
+
+    def release(self) -> None:
+        """Remove the lock file while holding it, then let go (a no-op once released)."""
+        if self.handle is None:
+            return
+        handle, self.handle = self.handle, None
+        try:
+            if os.path.samestat(os.fstat(handle), os.lstat(self.path)):
+                os.unlink(self.path)
+        except OSError:
+            pass
+        finally:
+            os.close(handle)
+
+    @property
+    def held(self) -> bool:
+        return self.handle is not None
+
+    def __enter__(self) -> FolderLock:
+        return self.acquire() if self.handle is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _lock(handle: int) -> bool:
+    """An exclusive, non-blocking lock on an open file; whether it was taken."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _holder(handle: int, default: str = "a process that left no record") -> str:
+    """Who holds (or held) a lock, from its file: the process, host, command and time."""
+    try:
+        os.lseek(handle, 0, os.SEEK_SET)
+        data = os.read(handle, LOCK_BYTES)
+        record = json.loads(data) if data.strip() else None
+    except (OSError, ValueError):
+        record = None
+    if not isinstance(record, dict):
+        return default
+    pid, host, command, since = (record.get(k) for k in ("pid", "host", "command", "since"))
+    return short_text(f"process {pid} on {host} since {since}: {command}", 600)
+
+
+def _host() -> str:
+    import socket
+
+    return socket.gethostname()
+
+
+def _now() -> str:
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

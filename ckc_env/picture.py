@@ -43,6 +43,7 @@ from .engine.cards import FEATURES, INVESTIGATOR, cat_name, cats_in, chief_of, c
 from .engine.chips import ADLER, STASI  # noqa: E402
 from .engine.state import GameState  # noqa: E402
 from .engine.view import PlayerView  # noqa: E402
+from .files import atomic_output, check_output  # noqa: E402
 
 WIDTH, HEIGHT = 1280, 720
 """Every picture has this size, whatever the number of players (a video's frames must agree)."""
@@ -417,30 +418,43 @@ def card_image(width: int, cat: int, discarded: bool = False, accuser: int = -1,
 # ---------------------------------------------------------------------- videos
 def save_video(frames: Iterable[np.ndarray], path: str | Path, fps: float = 2) -> Path:
     """Write frames as a video, streamed: ``.gif`` with Pillow (repeated frames merge into one
-    longer frame), ``.mp4`` (H.264) with imageio-ffmpeg, which brings its own ffmpeg."""
-    path = Path(path)
-    if path.suffix.lower() not in VIDEO_SUFFIXES:
-        raise ValueError(f"cannot write a video to {path}: the file name must end in {' or '.join(VIDEO_SUFFIXES)}")
+    longer frame), ``.mp4`` (H.264) with imageio-ffmpeg, which brings its own ffmpeg. The video is
+    written under a temporary name beside ``path`` and renamed over it once whole
+    (:func:`ckc_env.files.atomic_output`): a failure leaves the old file, and a link at ``path`` is
+    replaced, never written through."""
+    path = check_video(path)
     frames = iter(frames)
     first = next(frames, None)
     if first is None:
         raise ValueError(f"no frames to write to {path}")
-    if path.suffix.lower() == ".gif":
-        images = (Image.fromarray(frame) for frame in frames)
-        duration = max(20, round(1000 / fps))
-        Image.fromarray(first).save(path, save_all=True, append_images=images, duration=duration, loop=0)
-        return path
-    need_extra("render", "imageio_ffmpeg")
-    import imageio_ffmpeg
+    suffix = path.suffix.lower()
+    with atomic_output(path, suffix) as temporary:
+        if suffix == ".gif":
+            images = (Image.fromarray(frame) for frame in frames)
+            duration = max(20, round(1000 / fps))
+            Image.fromarray(first).save(
+                temporary, format="GIF", save_all=True, append_images=images, duration=duration, loop=0
+            )
+        else:
+            import imageio_ffmpeg
 
-    height, width = first.shape[:2]
-    writer = imageio_ffmpeg.write_frames(str(path), (width, height), fps=fps, ffmpeg_log_level="error")
-    writer.send(None)
-    try:
-        for frame in _chain(first, frames):
-            writer.send(np.ascontiguousarray(frame))
-    finally:
-        writer.close()
+            height, width = first.shape[:2]
+            writer = imageio_ffmpeg.write_frames(str(temporary), (width, height), fps=fps, ffmpeg_log_level="error")
+            writer.send(None)
+            try:
+                for frame in _chain(first, frames):
+                    writer.send(np.ascontiguousarray(frame))
+            finally:
+                writer.close()
+    return path
+
+
+def check_video(path: str | Path) -> Path:
+    """A video's path checked before any frame is drawn (:func:`ckc_env.files.check_output`): it ends
+    in ``.mp4`` or ``.gif`` and can be written."""
+    path = check_output(path, "cannot write a video to", VIDEO_SUFFIXES)
+    if path.suffix.lower() == ".mp4":
+        need_extra("render", "imageio_ffmpeg")
     return path
 
 
@@ -455,4 +469,4 @@ def frames_of(states: Iterable[GameState], seat: int | None = None) -> Iterable[
         yield draw(state, seat)
 
 
-__all__ = ["HEIGHT", "VIDEO_SUFFIXES", "WIDTH", "draw", "draw_view", "frames_of", "save_video"]
+__all__ = ["HEIGHT", "VIDEO_SUFFIXES", "WIDTH", "check_video", "draw", "draw_view", "frames_of", "save_video"]

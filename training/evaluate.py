@@ -50,6 +50,7 @@ from ckc_env.config import load_rules as read_rules
 from ckc_env.evaluation.paired import compare
 from ckc_env.evaluation.seating import SCHEMES
 from ckc_env.evaluation.tournament import ENGINES, round_robin, run_tournament
+from ckc_env.files import check_output, write_atomic
 from ckc_env.players import specs
 
 from .plots import plot_results
@@ -132,6 +133,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def check_outputs(args: argparse.Namespace) -> None:
+    """``--out`` and ``--plot`` checked before the first game: a picture format matplotlib writes,
+    places they can be written (nothing is created)."""
+    if args.plot:
+        from .plots import check_plot
+
+        check_plot(args.plot)
+    if args.out:
+        for suffix in (".json", ".csv"):
+            check_output(f"{args.out}{suffix}", "--out")
+
+
 def load_rules(name: str | None) -> dict[str, Any]:
     """A rules preset by name (``stasi``) or a YAML file's path, as GameConfig options."""
     return {} if name is None else read_rules(configs.preset("rules", name))
@@ -143,10 +156,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     progress = not args.no_progress
     trust = args.trust_checkpoint
     try:
-        if args.plot:
-            from .plots import _pyplot
-
-            _pyplot()  # matplotlib missing: say so before the games are played
+        check_outputs(args)  # before a game is played: the files it will write
         config = load_rules(args.rules)
         if (args.opponents is not None) != (args.compare is not None):
             raise ValueError("--opponents goes with --compare FIRST SECOND (the players the two meet)")
@@ -171,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
             print(paired.table())
             if args.out:
-                print(f"wrote {paired.save(args.out)}", file=sys.stderr)
+                cli.say(f"wrote {paired.save(args.out)}", file=sys.stderr)
             return
         if args.lineup is not None:
             lineup = [specs.from_text(p) for p in args.lineup]
@@ -193,9 +203,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(result.table())
             if args.out:
                 for path in result.save(args.out):
-                    print(f"wrote {path}", file=sys.stderr)
+                    cli.say(f"wrote {path}", file=sys.stderr)
             if args.plot:
-                print(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
+                cli.say(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
         else:
             entrants = [specs.from_text(p) for p in args.round_robin]
             num_players = args.num_players if args.num_players is not None else min(len(entrants), MAX_PLAYERS)
@@ -218,11 +228,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(result.ranking())
             if args.out:
                 path = Path(f"{args.out}.json")
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(result.to_json(), indent=2))
-                print(f"wrote {path}", file=sys.stderr)
+                write_atomic(path, json.dumps(result.to_json(), indent=2))
+                cli.say(f"wrote {path}", file=sys.stderr)
             if args.plot:
-                print(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
+                cli.say(f"wrote {plot_results([result.to_json()], args.plot)}", file=sys.stderr)
     except ValueError as exc:
         cli.fail(parser, exc)
 

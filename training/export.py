@@ -28,7 +28,7 @@ import numpy as np
 
 from ckc_env import cli
 from ckc_env.config import PLAYER_COUNTS
-from ckc_env.files import read_json
+from ckc_env.files import check_output, read_json
 from ckc_env.players import agent_file, loading
 from ckc_env.players.policy import load_sb3
 
@@ -116,12 +116,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             zips = [source]
         else:
             raise ValueError(f"no stable-baselines3 .zip or run folder at {source}")
+        if args.players is not None and any(n not in PLAYER_COUNTS for n in args.players):
+            raise ValueError(f"--players {args.players}: accepted player counts are {list(PLAYER_COUNTS)}")
+        prefixes = [Path(args.out) if args.out else zip_path.with_suffix("") for zip_path in zips]
+        for prefix in prefixes:  # before a zip is read: the files it will write
+            for suffix in (".json", ".safetensors"):
+                check_output(f"{prefix}{suffix}", "--out" if args.out else "the export")
         if not loading.trusted(args.trust_checkpoint):
             raise loading.untrusted_error(zips[0])
-        for zip_path in zips:
-            prefix = Path(args.out) if args.out else zip_path.with_suffix("")
+        for zip_path, prefix in zip(zips, prefixes, strict=True):
             card, difference = export(zip_path, prefix, args.players)
-            print(
+            cli.say(
                 f"{zip_path} -> {card} and {card.with_suffix('.safetensors')} (largest logit difference {difference:.1e})"
             )
             if difference > 1e-4:

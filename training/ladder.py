@@ -31,7 +31,7 @@ from ckc_env.agents import REGISTRY
 from ckc_env.config import MAX_PLAYERS, MIN_PLAYERS
 from ckc_env.evaluation.rating import TAU, rated_ladder
 from ckc_env.evaluation.tournament import ENGINES
-from ckc_env.files import write_atomic
+from ckc_env.files import check_output, write_atomic
 from ckc_env.players import specs
 
 from .evaluate import load_rules
@@ -123,9 +123,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     trust = args.trust_checkpoint
     try:
         if args.plot:
-            from .plots import _pyplot
+            from .plots import check_plot
 
-            _pyplot()
+            check_plot(args.plot)
+        for n in dict.fromkeys(args.num_players):
+            if args.out:
+                check_output(f"{args.out}_{n}p.json", "--out")
         cli.need_extra("rating", "openskill")
         config = load_rules(args.rules)
         entrants = [specs.from_text(p) for p in args.players]
@@ -161,11 +164,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             ladders.append(record)
             if args.out:
                 path = Path(f"{args.out}_{n}p.json")
-                path.parent.mkdir(parents=True, exist_ok=True)
                 write_atomic(path, json.dumps(record, indent=2))
-                print(f"wrote {path}", file=sys.stderr)
+                cli.say(f"wrote {path}", file=sys.stderr)
         if args.plot:
-            print(f"wrote {plot_ladders(ladders, args.plot)}", file=sys.stderr)
+            cli.say(f"wrote {plot_ladders(ladders, args.plot)}", file=sys.stderr)
     except ValueError as exc:
         cli.fail(parser, exc)
 

@@ -24,7 +24,7 @@ from typing import Any
 from ckc_env import cli
 from ckc_env.config import PLAYER_COUNTS
 from ckc_env.evaluation.statistics import wilson
-from ckc_env.files import read_json, read_yaml
+from ckc_env.files import atomic_output, check_output, read_json, read_yaml
 
 
 def _pyplot():
@@ -35,6 +35,17 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def check_plot(path: str | Path, flag: str = "--plot") -> Path:
+    """A picture's path checked before any game is played or file read: matplotlib installed, a
+    format it writes (``.png``, ``.svg``, ``.pdf``, ...: its name's suffix), a place it can be written
+    (:func:`ckc_env.files.check_output`). Nothing is created."""
+    cli.need_extra("plot", "matplotlib")
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = tuple(f".{name}" for name in sorted(FigureCanvasBase.get_supported_filetypes()))
+    return check_output(path, flag, formats)
 
 
 def win_rates(result: dict[str, Any]) -> tuple[str, int, list[tuple[str, float, float, float]]]:
@@ -215,14 +226,17 @@ def _num_players(run_dir: Path) -> int | None:
 
 
 def _save(figure: Any, out: str | Path) -> Path:
-    """The figure laid out, written to ``out`` (its folder made) and closed."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.tight_layout()
-    figure.savefig(out, dpi=110)
+    """The figure laid out, written whole to ``out`` (its folder made; a temporary file renamed
+    over it: :func:`ckc_env.files.atomic_output`) and closed."""
     import matplotlib.pyplot as plt
 
-    plt.close(figure)
+    out = check_plot(out, "the picture")
+    figure.tight_layout()
+    try:
+        with atomic_output(out, out.suffix) as temporary:
+            figure.savefig(temporary, dpi=110, format=out.suffix.lower().lstrip("."))
+    finally:
+        plt.close(figure)
     return out
 
 
@@ -295,6 +309,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     best.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
     args = parser.parse_args(argv)
     try:
+        check_plot(args.out, "--out")
         if args.kind == "best-response":
             path = plot_best_responses([_load(f) for f in args.files], args.out)
         elif args.kind == "results":
@@ -318,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "runs": lambda: ", ".join(args.histories),
         }.get(args.kind, lambda: f"{args.run_dir}/evaluations.json")()
         cli.fail(parser, f"{what}: not the shape ckc-evaluate and ckc-train write ({type(exc).__name__}: {exc})")
-    print(f"wrote {path}")
+    cli.say(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 from ckc_env import cli
 from ckc_env.agents import BayesParams
 from ckc_env.evaluation.tournament import run_tournament
+from ckc_env.files import write_atomic
 
 GRID: dict[str, list[float]] = {
     "sure": [0.3, 0.4, 0.5, 0.6, 0.75, 0.9],
@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=cli.integer(1, cli.MAX_WORKERS), default=None)
     parser.add_argument("--out", default="docs/bayes_v1_tuning.json")
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, out=args.out)
 
     best = {name: getattr(BayesParams(), name) for name in BayesParams.names()}
     log = []
@@ -77,8 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         "seconds": round(time.time() - start),
         "log": log,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(out, indent=2))
+    write_atomic(args.out, json.dumps(out, indent=2))
     print(json.dumps(best))
 
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 from ckc_env import cli
 from ckc_env.agents.bayes_v2 import BayesV2Params
 from ckc_env.config import MAX_PLAYERS, MIN_PLAYERS
 from ckc_env.evaluation.paired import PairedResult, compare
 from ckc_env.evaluation.tournament import TournamentResult, run_tournament
+from ckc_env.files import write_atomic
 
 GRID: dict[str, list[float]] = {
     "sure": [0.2, 0.25, 0.3, 0.35, 0.4, 0.5],
@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--check-games", type=cli.games(), default=4000)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
+    cli.check_outputs(parser, out=args.out)
 
     default = {name: getattr(BayesV2Params(), name) for name in BayesV2Params.names()}
     best = dict(default)
@@ -122,8 +123,7 @@ def main(argv: list[str] | None = None) -> None:
         "seconds": round(time.time() - start),
         "log": log,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
+    write_atomic(args.out, json.dumps(out, indent=2) + "\n")
     print(json.dumps(best))
 
 

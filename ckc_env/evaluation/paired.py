@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..files import write_atomic
 from ..players import specs
 from ..players.specs import PlayerSpec
 from .results import METRICS, RATES, TournamentResult, metric_rows, metric_stat
@@ -102,9 +103,9 @@ class PairedResult:
         }
 
     def save(self, prefix: str | Path) -> Path:
+        """Write ``prefix.json`` whole (:func:`ckc_env.files.write_atomic`)."""
         path = Path(f"{prefix}.json")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_json(), indent=2))
+        write_atomic(path, json.dumps(self.to_json(), indent=2))
         return path
 
 

@@ -9,6 +9,7 @@ against their files (``tests/test_doc_tables.py``).
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import GameConfig
+from ..files import write_atomic
 from ..players import specs
 from ..players.specs import PlayerSpec
 from .seating import describe
@@ -106,16 +108,15 @@ class TournamentResult:
         }
 
     def save(self, prefix: str | Path) -> tuple[Path, Path]:
-        """Write ``prefix.json`` and ``prefix.csv``."""
-        prefix = Path(prefix)
-        prefix.parent.mkdir(parents=True, exist_ok=True)
+        """Write ``prefix.json`` and ``prefix.csv``, each whole (:func:`ckc_env.files.write_atomic`)."""
         json_path, csv_path = Path(f"{prefix}.json"), Path(f"{prefix}.csv")
-        json_path.write_text(json.dumps(self.to_json(), indent=2))
-        with csv_path.open("w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["player", *(f"{m}_{k}" for m in METRICS for k in ("mean", "low", "high"))])
-            for label, stat in zip(self.labels, self.stats(), strict=True):
-                writer.writerow([label, *(v for m in METRICS for v in (stat[m].mean, stat[m].low, stat[m].high))])
+        rows = io.StringIO()
+        writer = csv.writer(rows)
+        writer.writerow(["player", *(f"{m}_{k}" for m in METRICS for k in ("mean", "low", "high"))])
+        for label, stat in zip(self.labels, self.stats(), strict=True):
+            writer.writerow([label, *(v for m in METRICS for v in (stat[m].mean, stat[m].low, stat[m].high))])
+        write_atomic(json_path, json.dumps(self.to_json(), indent=2))
+        write_atomic(csv_path, rows.getvalue())
         return json_path, csv_path
 
 

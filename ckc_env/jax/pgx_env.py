@@ -198,7 +198,7 @@ class _Game:
         **options: Any,
     ) -> None:
         if config is None:
-            config = GameConfig(**options)
+            config = GameConfig.from_dict(options)
         elif options:
             raise ValueError(f"give a GameConfig or its options ({sorted(options)}), not both")
         if not isinstance(config, GameConfig):

@@ -48,7 +48,7 @@ from ..engine.state import SWAPPING
 from ..engine.summary import round_summary
 from ..engine.view import PlayerView
 from ..evaluation.statistics import wilson
-from ..files import short
+from ..files import printable
 from ..observation import OBSERVATION
 from ..players import build as build_player
 from ..players import specs
@@ -194,10 +194,10 @@ def play_human(
         play_game(config, agents, seed, labels, on_round=on_round, before_decision=before_decision, replay=replay)
     except (PlayerQuitError, EOFError, KeyboardInterrupt):
         replay.save(path)
-        console.print(f"\nGame left after {len(replay.actions)} decisions; the replay so far: {path}")
+        console.print(f"\nGame left after {len(replay.actions)} decisions; the replay so far: {shown(str(path))}")
         raise
     replay.save(path)
-    console.print(f"Replay: {path}  (ckc-play --replay {path})")
+    console.print(f"Replay: {shown(str(path))}  (ckc-play --replay {shown(str(path))})")
     return replay
 
 
@@ -330,13 +330,16 @@ def main(
     args = parser.parse_args(argv)
     console = console or Console(highlight=False)
     try:
+        check_outputs(args)
         if args.replay:
             replay = Replay.load(args.replay)
             replay.check(args.replay)  # every action, before the first step is shown
             if args.video:
                 path = replay_video(replay, args.video, args.seat, args.fps or 2, args.replay)
                 view = "spectator" if args.seat is None else f"player_{args.seat}"
-                console.print(f"video: {path} ({len(replay.actions) + 1} frames, {view}'s view)", markup=False)
+                console.print(
+                    f"video: {printable(str(path))} ({len(replay.actions) + 1} frames, {view}'s view)", markup=False
+                )
                 return 0
             if args.seat is not None or args.fps:
                 raise ValueError("--seat and --fps with --replay go with --video (the view and pace of the video)")
@@ -358,6 +361,21 @@ def main(
         cli.fail(parser, exc)
 
 
+def check_outputs(args: argparse.Namespace) -> None:
+    """The files the command will write, checked before the game or the replay: ``--video`` (its
+    suffix, the render extra) and ``--save-replay`` can be written (a folder or a FIFO in the way, a
+    file where a folder must be, a folder that is not writable are refused now, not after the game)."""
+    from ..files import check_output
+
+    if args.video:
+        cli.need_extra("render", "PIL")
+        from ..picture import check_video
+
+        check_video(args.video)
+    if args.save_replay:
+        check_output(args.save_replay, "--save-replay")
+
+
 def _table(args: argparse.Namespace) -> tuple[GameConfig, list[specs.PlayerSpec]]:
     """The game's rules and the computer players, checked (ValueError names what is wrong)."""
     if args.replay is None and args.no_pause:
@@ -366,21 +384,23 @@ def _table(args: argparse.Namespace) -> tuple[GameConfig, list[specs.PlayerSpec]
         raise ValueError("--video (and --fps) go with --replay: write a game with --save-replay, then its video")
     human = args.seat is not None
     given = [specs.from_text(p) for p in args.opponents] if args.opponents else ["bayes_v1" if human else "random"]
+    path = configs.preset("rules", args.rules) if args.rules else None
+    rules = load_rules(path) if path is not None else {}  # every value checked, num_players too
     if args.players is not None:
-        players = args.players
+        players, source = args.players, f"--players {args.players}"
     elif len(given) > 1:
         players = len(given) + int(human)
+        source = f"{len(given)} opponents and you" if human else f"{len(given)} players"
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            who = f"{len(given)} opponents and you" if human else f"{len(given)} players"
             raise ValueError(
-                f"{who} make {players} players: a game has {MIN_PLAYERS} to {MAX_PLAYERS} (or give one spec for all seats)"
+                f"{source} make {players} players: a game has {MIN_PLAYERS} to {MAX_PLAYERS} (or give one spec for all seats)"
             )
     else:
-        players = 5
-    path = configs.preset("rules", args.rules) if args.rules else None
-    rules = load_rules(path) if path is not None else {}
-    if rules.get("num_players", players) != players and args.players is not None:
-        raise ValueError(f"--players {players} but the rules file says num_players: {short(rules['num_players'])}")
+        players, source = rules.get("num_players", 5), None
+    if source is not None and rules.get("num_players", players) != players:
+        raise ValueError(
+            f"{source} make {players} players, but the rules file {path} says num_players: {rules['num_players']}"
+        )
     try:
         config = GameConfig.from_dict({**rules, "num_players": players})
     except ValueError as exc:
@@ -424,7 +444,7 @@ def watch(config: GameConfig, players: list[specs.PlayerSpec], args: argparse.Na
         game_seed = derive_seed(seed, "game", g)
         replay = play_game(config, agents, game_seed, labels, on_round, before if args.render else None)
         if args.save_replay:
-            console.print(f"replay: {replay.save(args.save_replay)}")
+            console.print(f"replay: {shown(str(replay.save(args.save_replay)))}")
         for seat in replay.result["winners"]:
             wins[seat] += 1 / len(replay.result["winners"])
         totals += replay.result["totals"]

@@ -31,7 +31,7 @@ from ..config import GameConfig
 from ..engine.actions import N_ACTIONS
 from ..engine.chance import SEED_LIMIT
 from ..engine.state import GameState
-from ..files import read_json, short
+from ..files import read_json, short, write_atomic
 
 FORMAT = "ckc-replay"
 VERSION = 1
@@ -63,9 +63,10 @@ class Replay:
         }
 
     def save(self, path: str | Path) -> Path:
+        """Write the replay whole (a temporary file renamed over ``path``: a link there is replaced,
+        never written through); its folder is made."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_json(), indent=1))
+        write_atomic(path, json.dumps(self.to_json(), indent=1))
         return path
 
     @classmethod
