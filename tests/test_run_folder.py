@@ -370,14 +370,18 @@ def test_writes_and_removals_never_go_through_links(tmp_path):
     target.write_text("keep me")
     link = tmp_path / "link.txt"
     os.symlink(target, link)
-    with pytest.raises(InputError, match=r"link\.txt is a symbolic link, not a regular file"):
-        write_atomic(link, b"overwritten")
-    with pytest.raises(InputError, match=r"link\.txt is a symbolic link"):
-        remove_file(link)
+    write_atomic(link, b"written")  # the link is replaced by the file, its target untouched
+    assert not link.is_symlink() and link.read_bytes() == b"written" and target.read_text() == "keep me"
+    os.symlink(target, tmp_path / "link2.txt")
+    with pytest.raises(InputError, match=r"link2\.txt is a symbolic link"):
+        remove_file(tmp_path / "link2.txt")
     os.mkfifo(tmp_path / "pipe")
     with pytest.raises(InputError, match=r"pipe is a FIFO"):
         write_atomic(tmp_path / "pipe", b"x")
-    assert target.read_text() == "keep me" and link.is_symlink()
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(InputError, match=r"folder is a folder"):
+        write_atomic(tmp_path / "folder", b"x")
+    assert target.read_text() == "keep me" and (tmp_path / "link2.txt").is_symlink()
     write_atomic(tmp_path / "new.txt", "whole")
     assert (tmp_path / "new.txt").read_text() == "whole"
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []

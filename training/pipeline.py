@@ -61,7 +61,7 @@ import yaml
 
 from ckc_env import cli, configs
 from ckc_env.config import load_yaml_mapping
-from ckc_env.files import InputError, read_json, short, write_atomic
+from ckc_env.files import LOCK, FolderLock, InputError, read_json, short, write_atomic
 
 from . import run_folder
 from .config import TrainConfig, load_config, parse_config
@@ -194,7 +194,7 @@ def open_folder(run_dir: Path, pipeline: Path) -> dict[str, Any]:
     run_folder.check_root(run_dir, "--run-dir")
     record_path = run_dir / RECORD
     if not os.path.lexists(record_path):
-        if run_dir.is_dir() and any(run_dir.iterdir()):
+        if run_dir.is_dir() and any(p.name != LOCK for p in run_dir.iterdir()):
             raise InputError(
                 f"--run-dir {run_dir} holds files but no {RECORD}: it is not a pipeline's folder (a pipeline "
                 "writes only into a folder of its own); give another --run-dir"
@@ -237,7 +237,9 @@ def plan(stages: list[Stage], run_dir: Path, record: dict[str, Any], passthrough
         target = config.total_timesteps
         new = [*TRAIN, str(config_file), "--run-dir", str(folder), *passthrough]
         resume = [*TRAIN, "--resume", str(folder), "--total-timesteps", str(target), *passthrough]
-        if not folder.exists() or (folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir())):
+        if not folder.exists() or (
+            folder.is_dir() and not folder.is_symlink() and not any(p.name != LOCK for p in folder.iterdir())
+        ):
             steps.append(Step(stage, "new", "not started", new))
             continue
         run_folder.check_root(folder, f"stage {stage.label}")
@@ -287,38 +289,25 @@ def run_stage(argv: list[str]) -> int:
     return subprocess.run(argv, env=env).returncode
 
 
-def main(argv: list[str] | None = None) -> Path | None:
-    parser = argparse.ArgumentParser(
-        prog="ckc-train-pipeline", description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument(
-        "pipeline", help=f"a pipeline preset ({', '.join(configs.names('pipelines'))}) or a pipeline YAML file"
-    )
-    parser.add_argument("--run-dir", required=True, help="the pipeline's folder: one run folder per stage inside")
-    parser.add_argument("--plan", action="store_true", help="print each stage's state and command, run nothing")
-    parser.add_argument("--no-progress", action="store_true", help="passed on to ckc-train")
-    parser.add_argument("--trust-checkpoint", action="store_true", help="passed on to ckc-train")
-    args = parser.parse_args(argv)
-    passthrough = [
-        flag for flag, on in (("--no-progress", args.no_progress), ("--trust-checkpoint", args.trust_checkpoint)) if on
-    ]
-    run_dir = Path(args.run_dir)
-    try:
-        pipeline = configs.preset("pipelines", args.pipeline)
-        stages = load_pipeline(pipeline)
-        record = open_folder(run_dir, pipeline)
-        steps = plan(stages, run_dir, record, passthrough)
-    except ValueError as exc:
-        cli.fail(parser, exc)
-    print(f"ckc-train-pipeline: {pipeline}, {len(stages)} stages, in {run_dir}", flush=True)
+def run_stages(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    pipeline: Path,
+    stages: list[Stage],
+    run_dir: Path,
+    record: dict[str, Any],
+    steps: list[Step],
+    passthrough: list[str],
+) -> None:
+    """Each stage that is not done, in order, in a process of its own (``--plan``: only said)."""
+    cli.say(f"ckc-train-pipeline: {pipeline}, {len(stages)} stages, in {run_dir}", flush=True)
     for step in steps:
         print(f"  {step.stage.label:<24} {step.action:<8} {step.why}", flush=True)
     if args.plan:
         for step in steps:
             if step.argv:
                 print(f"{step.stage.label}: {shlex.join(step.argv)}")
-        return None
-    run_dir.mkdir(parents=True, exist_ok=True)
+        return
     write_atomic(run_dir / RECORD, json.dumps(record, indent=2) + "\n")
     for k in range(len(stages)):
         try:  # planned again once the stages before it have run: its start is known, and checked, now
@@ -356,6 +345,48 @@ def main(argv: list[str] | None = None) -> Path | None:
                 file=sys.stderr,
             )
             sys.exit(status)
+
+
+def main(argv: list[str] | None = None) -> Path | None:
+    parser = argparse.ArgumentParser(
+        prog="ckc-train-pipeline", description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "pipeline", help=f"a pipeline preset ({', '.join(configs.names('pipelines'))}) or a pipeline YAML file"
+    )
+    parser.add_argument("--run-dir", required=True, help="the pipeline's folder: one run folder per stage inside")
+    parser.add_argument("--plan", action="store_true", help="print each stage's state and command, run nothing")
+    parser.add_argument("--no-progress", action="store_true", help="passed on to ckc-train")
+    parser.add_argument("--trust-checkpoint", action="store_true", help="passed on to ckc-train")
+    args = parser.parse_args(argv)
+    passthrough = [
+        flag for flag, on in (("--no-progress", args.no_progress), ("--trust-checkpoint", args.trust_checkpoint)) if on
+    ]
+    run_dir = Path(args.run_dir)
+    lock = None
+    try:
+        pipeline = configs.preset("pipelines", args.pipeline)
+        stages = load_pipeline(pipeline)
+        run_folder.check_root(run_dir, "--run-dir")
+        if run_dir.is_dir() and not args.plan:  # one pipeline at a time in a folder (its stages' runs hold their own)
+            lock = FolderLock(run_dir, "--run-dir").acquire()
+        record = open_folder(run_dir, pipeline)
+        steps = plan(stages, run_dir, record, passthrough)
+        if lock is None and not args.plan:  # a new pipeline folder: made, locked, and still free
+            run_dir.mkdir(parents=True, exist_ok=True)
+            lock = FolderLock(run_dir, "--run-dir").acquire()
+            record = open_folder(run_dir, pipeline)
+    except ValueError as exc:
+        if lock is not None:
+            lock.release()
+        cli.fail(parser, exc)
+    try:
+        run_stages(args, parser, pipeline, stages, run_dir, record, steps, passthrough)
+    finally:  # the folder's lock let go, however the command ends
+        if lock is not None:
+            lock.release()
+    if args.plan:
+        return None
     last = run_dir / stages[-1].label
     print(f"ckc-train-pipeline: every stage is done; the pipeline's agent: {last} (it plays as its best model)")
     return last

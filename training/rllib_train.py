@@ -161,11 +161,12 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--num-cpus sets up a local Ray: a cluster (--address, RAY_ADDRESS) has its own CPUs")
 
     # --- config and run folder
+    lock = plan = None
     try:
         cli.need_extra("rllib", "ray", "torch")
-        plan = None
         if args.resume:
             run_dir = Path(args.resume)
+            lock = run_folder.hold(run_dir)
             marker = run_folder.open_run(run_dir, TRAINER)
             if not (run_dir / "checkpoint").is_dir():
                 raise ValueError(f"{run_dir} holds no RLlib checkpoint to resume from (checkpoint/)")
@@ -189,6 +190,8 @@ def main(argv: list[str] | None = None) -> None:
         history = _records(history_path, "iteration", "env_steps") if args.resume else []
         evaluations = _records(evaluations_path, "iteration", "env_steps") if args.resume else []
     except ValueError as exc:
+        if lock is not None:
+            lock.release()
         cli.fail(parser, exc)
     overrides = {
         key: value
@@ -205,6 +208,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if plan is not None:  # every input checked: a replaced run is moved aside until this one starts
             plan.begin(config.to_dict(), RLlibConfig().to_dict(), TRAINER)
+        if lock is not None:  # a resumed run: what a save killed mid-write left goes first
+            run_folder.sweep(run_dir)
         train(config, run_dir, args, address, history, evaluations, plan)
     except BaseException:
         if plan is not None and plan.abandon():
@@ -212,6 +217,10 @@ def main(argv: list[str] | None = None) -> None:
                 f"ckc-rllib-train: the run did not start; {run_dir} is as it was before this command", file=sys.stderr
             )
         raise
+    finally:  # the folder's lock let go, however the command ends
+        for held in (lock, plan):
+            if held is not None:
+                held.release()
 
 
 def train(
@@ -326,7 +335,7 @@ def train(
     algo.stop()
     ray.shutdown()
     print(json.dumps(final, indent=2))
-    print(f"run folder: {run_dir}")
+    cli.say(f"run folder: {run_dir}")
 
 
 if __name__ == "__main__":

@@ -13,11 +13,16 @@ What each command may do to the disk, and when:
 |---|---|---|
 | a new run | the config, every player, ``init_from``'s agent file; the folder is free (or the next free name) | the folder is created with its marker |
 | ``--force`` | as a new run, and the folder is a run folder with no link, FIFO or device inside, and no ``RUN.previous`` | the old run is renamed ``RUN.previous``; deleted once the new run has evaluated its first model, renamed back if the new run fails before |
-| ``--resume`` | the marker, the config against its digest, no link inside, a model to continue (:func:`resume_point`) | the run goes on |
+| ``--resume`` | the folder's lock, the marker, the config against its digest, no link inside, a model to continue (:func:`resume_point`) | the temporary files a killed save left are swept, and the run goes on |
 
-Every file a run writes goes through :func:`ckc_env.files.write_atomic` (a temporary file and a
-rename: a run killed mid-save leaves the old file whole) and every file it removes through
-:func:`ckc_env.files.remove_file`; both refuse a link, FIFO or device in the way, by name.
+One writer per run folder: a command holds the folder's lock (:class:`ckc_env.files.FolderLock`,
+``run.lock``) from before it reads anything it will write until it ends, and a second command on
+the same folder (a ``--resume``, a ``--force``, a new run given the same ``--run-dir``) is refused
+by name, naming the holder; a lock left by a killed command is taken over. Every file a run writes
+goes through :func:`ckc_env.files.write_atomic` (a temporary file and a rename: a run killed
+mid-save leaves the old file whole) and every file it removes through
+:func:`ckc_env.files.remove_file`; both refuse a FIFO or device in the way, by name, and never
+follow a link.
 """
 
 from __future__ import annotations
@@ -36,7 +41,19 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ckc_env.files import JSON_BYTES, InputError, kind_of, parse_json, read_bytes, read_json, write_atomic
+from ckc_env.files import (
+    JSON_BYTES,
+    LOCK,
+    FolderLock,
+    InputError,
+    kind_of,
+    leftovers,
+    parse_json,
+    printable,
+    read_bytes,
+    read_json,
+    write_atomic,
+)
 
 if TYPE_CHECKING:
     from .config import TrainConfig
@@ -138,14 +155,37 @@ def read_marker(root: Path, flag: str, trainer: str) -> dict[str, Any]:
     return data
 
 
+def hold(root: Path, flag: str = "--resume") -> FolderLock:
+    """An existing run folder's lock, taken (the folder itself checked first: not a link, a folder):
+    the caller is its only writer until it releases the lock."""
+    check_root(root, flag)
+    if not root.is_dir():
+        raise InputError(f"{flag} {printable(str(root))}: no such folder")
+    return FolderLock(root, flag).acquire()
+
+
 def open_run(root: Path, trainer: str) -> dict[str, Any]:
-    """The checks of ``--resume`` before its config is read: the folder, its marker, no link inside."""
+    """The checks of ``--resume`` before its config is read (its lock held: :func:`hold`): the
+    folder, its marker, no link inside."""
     check_root(root, "--resume")
     if not root.is_dir():
         raise InputError(f"--resume {root}: no such folder")
     data = read_marker(root, "--resume", trainer)
     check_no_links(root)
     return data
+
+
+def sweep(root: Path) -> list[Path]:
+    """Remove the temporary files a command killed mid-save left in a run folder (its lock held,
+    so no other command is writing them), and say so; the files removed."""
+    found = leftovers(root)
+    for path in found:
+        path.unlink()
+    if found:
+        names = ", ".join(printable(str(p.relative_to(root))) for p in found[:10])
+        more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+        print(f"{printable(str(root))}: removed {len(found)} unfinished file(s) a killed save left: {names}{more}")
+    return found
 
 
 def check_config(root: Path, data: dict[str, Any], config: dict[str, Any], defaults: dict[str, Any]) -> None:
@@ -240,14 +280,17 @@ def resume_point(root: Path, history: list[dict[str, Any]]) -> tuple[Path, int]:
 # ---------------------------------------------------------------------------------------------- creating
 @dataclass
 class NewRun:
-    """A run folder to create, planned before anything touches the disk: ``begin`` creates it (moving
-    a run it replaces aside), ``started`` deletes the replaced run, ``abandon`` undoes ``begin``."""
+    """A run folder to create, planned before anything touches the disk: ``begin`` takes its lock and
+    creates it (moving a run it replaces aside, that run's lock held), ``started`` deletes the
+    replaced run, ``abandon`` undoes ``begin``, ``release`` lets the folder go when the command ends."""
 
     path: Path
     replaces: bool = False
     begun: bool = False
     settled: bool = False
     existed: bool = False
+    lock: FolderLock | None = None
+    replaced_lock: FolderLock | None = None
 
     @property
     def previous(self) -> Path:
@@ -255,10 +298,39 @@ class NewRun:
 
     def begin(self, config: dict[str, Any], defaults: dict[str, Any], trainer: str) -> None:
         """Create the folder with its marker (``defaults``: the config class's, for the digest)."""
-        if self.replaces:
-            os.rename(self.path, self.previous)
+        if self.replaces:  # the run replaced: its lock first, then the checks of plan_new again under it
+            self.replaced_lock = FolderLock(self.path, "--force").acquire()
+            try:
+                read_marker(self.path, "--force", trainer)
+                check_no_links(self.path)
+                os.rename(self.path, self.previous)  # its lock file goes along, still held
+            except BaseException:
+                self.replaced_lock.release()
+                self.replaced_lock = None
+                raise
         self.existed = self.path.is_dir()  # an empty folder given by --run-dir stays a folder
         self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            self.lock = FolderLock(self.path, "the run folder").acquire()
+            if _holds_files(self.path):
+                raise InputError(
+                    f"run folder {printable(str(self.path))} now holds a run another command began meanwhile: "
+                    "give another --run-dir"
+                )
+        except InputError as exc:
+            if self.lock is not None:
+                self.lock.release()
+                self.lock = None
+            if self.replaces:
+                try:
+                    os.rename(self.previous, self.path)
+                except OSError:
+                    raise InputError(
+                        f"{exc}; the run this command was to replace is kept at {printable(str(self.previous))}"
+                    ) from None
+                self.replaced_lock.release()
+                self.replaced_lock = None
+            raise
         self.begun = True
         write_atomic(self.path / MARKER, json.dumps(marker(config, defaults, trainer), indent=2) + "\n")
 
@@ -267,6 +339,9 @@ class NewRun:
         whatever happens next (a run stopped later is resumed, not undone)."""
         if self.replaces and self.previous.is_dir() and not self.previous.is_symlink():
             shutil.rmtree(self.previous)
+        if self.replaced_lock is not None:
+            self.replaced_lock.release()
+            self.replaced_lock = None
         self.settled = True
 
     def abandon(self) -> bool:
@@ -274,13 +349,26 @@ class NewRun:
         replaced comes back. Whether anything was undone."""
         if not self.begun or self.settled:
             return False
-        shutil.rmtree(self.path, ignore_errors=True)
+        shutil.rmtree(self.path, ignore_errors=True)  # the new lock's file with it, still held
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
         if self.replaces and self.previous.is_dir():
             os.rename(self.previous, self.path)
         elif self.existed:
             self.path.mkdir(exist_ok=True)
+        if self.replaced_lock is not None:  # its file is back in the run it locks: removed as it is let go
+            self.replaced_lock.release()
+            self.replaced_lock = None
         self.begun = False
         return True
+
+    def release(self) -> None:
+        """The command has ended: the folder's lock (and a replaced run's, if still held) let go."""
+        for lock in (self.lock, self.replaced_lock):
+            if lock is not None:
+                lock.release()
+        self.lock = self.replaced_lock = None
 
 
 def plan_new(given: str | None, default: str, force: bool, trainer: str) -> NewRun:
@@ -320,7 +408,9 @@ def plan_new(given: str | None, default: str, force: bool, trainer: str) -> NewR
 
 
 def _holds_files(path: Path) -> bool:
-    return path.exists() and (not path.is_dir() or any(path.iterdir()))
+    """Whether a folder holds anything (a lock file aside: a command that held it is gone, or
+    holds it still, which taking the lock tells)."""
+    return path.exists() and (not path.is_dir() or any(p.name != LOCK for p in path.iterdir()))
 
 
 def _taken(path: Path) -> bool:

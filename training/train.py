@@ -321,17 +321,19 @@ def main(argv: list[str] | None = None) -> Path:
         parser.error("--resume continues the run folder it names: --force and --run-dir start a new run")
 
     # --- config and run folder
+    lock = None
     try:
         resume_from = None
-        if args.resume:  # a run folder of ckc-train's, its config as created, a model to continue
+        if args.resume:  # a run folder of ckc-train's, its lock, its config as created, a model to continue
             run_dir = Path(args.resume)
+            lock = run_folder.hold(run_dir)
             marker = run_folder.open_run(run_dir, TRAINER)
             config = load_config(run_dir / "config.yaml")
             need_extras(config)
             run_folder.check_config(run_dir, marker, config.to_dict(), TrainConfig().to_dict())
             history = load_history(run_dir, config)
             if config.engine == "jax":
-                resume_from = jax_resume_point(run_dir, history)
+                resume_from = jax_resume_point(run_dir, history, config)
             else:
                 resume_from, _ = run_folder.resume_point(run_dir, history)
             check_snapshots(run_dir / "snapshots", config, args.trust_checkpoint)
@@ -351,6 +353,8 @@ def main(argv: list[str] | None = None) -> Path:
             config = replace(config, total_timesteps=args.total_timesteps)
         check_players(config, args.trust_checkpoint)
     except ValueError as exc:
+        if lock is not None:
+            lock.release()
         cli.fail(parser, exc)
     # Every input is checked: only now does the disk change (a replaced run is moved aside until the
     # new one has evaluated its first model, and comes back if it fails before).
@@ -363,8 +367,12 @@ def main(argv: list[str] | None = None) -> Path:
         if isinstance(exc, InputError):  # a player file changed or refused while the run went on
             cli.fail(parser, f"{exc} ({run_dir} is as it was before this command)" if undone else exc)
         if undone:
-            print(f"ckc-train: the run did not start; {run_dir} is as it was before this command", file=sys.stderr)
+            cli.say(f"ckc-train: the run did not start; {run_dir} is as it was before this command", file=sys.stderr)
         raise
+    finally:  # the folder's lock let go, however the command ends
+        for held in (lock, plan):
+            if held is not None:
+                held.release()
 
 
 def need_extras(config: TrainConfig) -> None:
@@ -376,10 +384,11 @@ def need_extras(config: TrainConfig) -> None:
         cli.need_extra("train", "torch", "stable_baselines3", "sb3_contrib")
 
 
-def jax_resume_point(run_dir: Path, history: list[dict[str, Any]]) -> Path:
-    """The train state a JAX run continues (``train_state.safetensors``), refused where it is missing
-    or older than the run's last evaluation."""
-    from .jax_ppo import STATE_FILE, state_timesteps
+def jax_resume_point(run_dir: Path, history: list[dict[str, Any]], config: TrainConfig) -> Path:
+    """The train state a JAX run continues (``train_state.safetensors``), checked whole against the
+    run's config (names, dtypes, shapes, finite values, the key) before anything is compiled;
+    refused where it is missing, does not fit, or is older than the run's last evaluation."""
+    from .jax_ppo import STATE_FILE, check_state
 
     path = run_dir / STATE_FILE
     if not os.path.lexists(path):
@@ -387,7 +396,7 @@ def jax_resume_point(run_dir: Path, history: list[dict[str, Any]]) -> Path:
             f"--resume {run_dir}: no {STATE_FILE} to resume; to continue from the exported agent, start a new run "
             f"with init_from: {run_dir}/final_model.json"
         )
-    at = state_timesteps(path)
+    at = check_state(path, config)
     if history and history[-1]["timesteps"] > at:
         raise InputError(
             f"--resume {run_dir}: {STATE_FILE} is at step {at:,}, its evaluations.json goes to step "
@@ -463,7 +472,7 @@ def train(
             except (ValueError, OSError) as exc:
                 vec_env.close()
                 raise InputError(str(exc)) from None
-            print(f"init_from: the policy and critic of {card}", flush=True)
+            cli.say(f"init_from: the policy and critic of {card}", flush=True)
         callback.num_timesteps = 0
         callback.run_evaluation()
         if plan is not None:  # the new run has started: a run it replaces goes
@@ -486,6 +495,7 @@ def train(
             vec_env.close()
             raise InputError(str(exc)) from None
     if resume_from is not None:  # the zip and the start policy read: only now does the resumed run change a byte
+        run_folder.sweep(run_dir)  # what a save killed mid-write left
         record_run(config, run_dir)
     remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:
@@ -512,7 +522,7 @@ def train(
     write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
     vec_env.close()
     print(json.dumps(history[-1]["results"], indent=2))
-    print(f"run folder: {run_dir}")
+    cli.say(f"run folder: {run_dir}")
     return run_dir
 
 
