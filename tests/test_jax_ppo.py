@@ -198,7 +198,7 @@ def test_the_agent_file_plays_the_trainers_logits_on_every_engine(tiny_run):
 
     config = load_config(config_path)
     env = jax_ppo.build_env(config)
-    runner = jax_ppo.load_state(jax_ppo.start_runner(config, env, np.ones(1)), run / jax_ppo.STATE_FILE)
+    runner = jax_ppo.load_state(jax_ppo.start_runner(config, env, np.ones(1)), run / jax_ppo.STATE_FILE, config)
     obs, masks = positions_of_the_aec_env(True)
     trained = np.asarray(policy.logits(runner.params, obs, masks))
     network = agent_file.load_agent(run / "final_model.json")
@@ -246,7 +246,7 @@ def test_a_resume_refuses_a_run_without_its_train_state(tmp_path, capsys):
     folder.mkdir()
     (folder / "evaluations.json").write_text("[]")
     with pytest.raises(Exception, match=r"no train_state\.safetensors"):
-        train.jax_resume_point(folder, [])
+        train.jax_resume_point(folder, [], None)
     bad = folder / jax_ppo.STATE_FILE
     bad.write_bytes(b'\x10\x00\x00\x00\x00\x00\x00\x00{"a": 1}        ')
     with pytest.raises(Exception, match="not a JAX train state"):

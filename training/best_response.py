@@ -48,7 +48,7 @@ from ckc_env.agents import REGISTRY
 from ckc_env.config import MAX_PLAYERS, MIN_PLAYERS, load_yaml_mapping
 from ckc_env.evaluation.paired import PairedResult
 from ckc_env.evaluation.tournament import run_tournament
-from ckc_env.files import InputError, read_json, write_atomic
+from ckc_env.files import InputError, printable, read_json, write_atomic
 from ckc_env.players import specs
 from ckc_env.seeding import derive_seed
 
@@ -247,30 +247,101 @@ def default_out(player: Any, num_players: int, start: str, seed: int) -> str:
     return f"runs/best_response/{name}_{num_players}p_{begin}_seed{seed}"
 
 
+PLAN = "best_response_plan.json"
+PLAN_KEYS = ("player", "num_players", "start", "steps", "seed", "engine", "recipe", "held_out_games", "command")
+
+
+def read_plan(run_dir: Path, trust: bool) -> dict[str, Any]:
+    """A best response's plan (``best_response_plan.json``), checked as a file from a stranger
+    before anything runs: a mapping of exactly the keys a new run writes, each of its type and in
+    its range, the player a valid one (a zip only with trust). :class:`InputError` naming the file
+    and the key otherwise."""
+    from ckc_env.files import keys_text, short, unknown_keys
+
+    path = run_dir / PLAN
+    what = f"the best response's plan {printable(str(path))}"
+    record = read_json(path, "the best response's plan", limit=1 << 20)
+    if not isinstance(record, dict):
+        raise InputError(f"{what} is not a mapping of {list(PLAN_KEYS)}")
+    unknown = unknown_keys(record, PLAN_KEYS)
+    missing = [key for key in PLAN_KEYS[:-1] if key not in record]
+    if unknown or missing:
+        raise InputError(
+            f"{what}: "
+            + "; ".join(
+                part
+                for part in (
+                    f"unknown key(s) {keys_text(unknown)}" if unknown else "",
+                    f"missing key(s) {missing}" if missing else "",
+                )
+                if part
+            )
+            + f" (a plan holds {list(PLAN_KEYS)})"
+        )
+
+    def count(key: str, low: int, high: int) -> None:
+        value = record[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InputError(f"{what}: {key}={short(value)}: accepted values are integers from {low} to {high:,}")
+
+    count("num_players", MIN_PLAYERS, MAX_PLAYERS)
+    count("steps", 1, MAX_TIMESTEPS)
+    count("seed", 0, cli.MAX_SEED)
+    count("held_out_games", 1, cli.MAX_GAMES)
+    if record["engine"] not in ENGINES:
+        raise InputError(f"{what}: engine={short(record['engine'])}: accepted values are {list(ENGINES)}")
+    for key in ("start", "recipe", "command"):
+        value = record.get(key, "")
+        if not isinstance(value, str) or len(value) > 4096 or (key != "command" and not value):
+            raise InputError(f"{what}: {key}={short(value)} is not a text of at most 4096 characters")
+    try:
+        players.validate(record["player"], trust_checkpoint=trust)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"{what}: player: {exc}") from None
+    return record
+
+
+def resume_point(run_dir: Path, config: TrainConfig) -> tuple[list[dict[str, Any]], Path | None]:
+    """A resumed best response's evaluations (checked) and the model its training continues from
+    (None: the training is done, the held-out games are what is left)."""
+    from .evaluations import load_history
+    from .train import jax_resume_point
+
+    history = load_history(run_dir, config)
+    if history and history[-1]["timesteps"] >= config.total_timesteps and (run_dir / "final_model.json").is_file():
+        return history, None
+    if config.engine == "jax":
+        return history, jax_resume_point(run_dir, history, config)
+    return history, run_folder.resume_point(run_dir, history)[0]
+
+
 def main(argv: list[str] | None = None) -> Path:
     parser = build_parser()
     args = parser.parse_args(argv)
     trust = args.trust_checkpoint
+    lock = None
     try:
         if args.resume:
             given = [f"--{k.replace('_', '-')}" for k in TRAINING if getattr(args, k) is not None]
-            if args.player or args.force or args.out or given:
+            given += [
+                name for name, on in (("a player", args.player), ("--out", args.out), ("--force", args.force)) if on
+            ]
+            if given:
                 raise ValueError(
-                    "--resume OUT continues the best response it names, as it was planned: give no player, --out, "
-                    f"--force or training option ({', '.join(given) or 'none given'}); --games replays its held-out "
-                    "games at another size"
+                    f"--resume OUT continues the best response it names, as it was planned: {', '.join(given)} "
+                    "cannot be given with it (no player, --out, --force or training option); --games replays its "
+                    "held-out games at another size"
                 )
             run_dir = Path(args.resume)
-            record = read_json(run_dir / "best_response_plan.json", "the best response's plan")
+            lock = run_folder.hold(run_dir)
+            record = read_plan(run_dir, trust)
+            marker = run_folder.open_run(run_dir, TRAINER)
             if args.games is not None:
                 record["held_out_games"] = args.games
-            if "command" not in record and (run_dir / RESULT).is_file():  # a plan from before it was kept there
-                record["command"] = read_json(run_dir / RESULT, "the best response's result").get("command")
-            player, num_players = record["player"], record["num_players"]
-            marker = run_folder.open_run(run_dir, TRAINER)
             config = load_config(run_dir / "config.yaml")
             need_extras(config)
             run_folder.check_config(run_dir, marker, config.to_dict(), TrainConfig().to_dict())
+            history, resume_from = resume_point(run_dir, config)
             plan = None
         else:
             if args.player is None or args.num_players is None:
@@ -291,6 +362,7 @@ def main(argv: list[str] | None = None) -> Path:
             run_dir_text = args.out or default_out(player, num_players, args.start, args.seed)
             plan = run_folder.plan_new(run_dir_text, run_dir_text, args.force, TRAINER)
             run_dir = plan.path
+            history, resume_from = [], None
             record = {
                 "player": player,
                 "num_players": num_players,
@@ -304,37 +376,53 @@ def main(argv: list[str] | None = None) -> Path:
             }
         check_players(config, trust)
     except (ValueError, KeyError, TypeError) as exc:
+        if lock is not None:
+            lock.release()
         cli.fail(parser, exc)
+    try:
+        return run(args, argv, record, config, run_dir, plan, parser, history, resume_from)
+    finally:  # the folder's lock let go, however the command ends
+        for held in (lock, plan):
+            if held is not None:
+                held.release()
+
+
+def run(
+    args: argparse.Namespace,
+    argv: list[str] | None,
+    record: dict[str, Any],
+    config: TrainConfig,
+    run_dir: Path,
+    plan: run_folder.NewRun | None,
+    parser: argparse.ArgumentParser,
+    history: list[dict[str, Any]],
+    resume_from: Path | None,
+) -> Path:
+    """The best response, its inputs checked and its folder held: the training (or what is left of
+    it: ``resume_from``, None once trained), then the held-out games and ``best_response.json``."""
+    trust = args.trust_checkpoint
+    player, num_players = record["player"], record["num_players"]
     options = SimpleNamespace(trust_checkpoint=trust, no_progress=args.no_progress)
     started = time.time()
     if plan is not None:
         try:
             plan.begin(config.to_dict(), TrainConfig().to_dict(), TRAINER)
-            write_atomic(run_dir / "best_response_plan.json", json.dumps(record, indent=2))
+            write_atomic(run_dir / PLAN, json.dumps(record, indent=2))
             train(config, run_dir, options, [], None, plan)
         except BaseException as exc:
             undone = plan.abandon()
             if isinstance(exc, InputError):
                 cli.fail(parser, f"{exc} ({run_dir} is as it was before this command)" if undone else exc)
             raise
-    else:
-        from .evaluations import load_history
-        from .train import jax_resume_point
-
-        history = load_history(run_dir, config)
-        if (
-            not history
-            or history[-1]["timesteps"] < config.total_timesteps
-            or not (run_dir / "final_model.json").exists()
-        ):
-            if config.engine == "jax":
-                resume_from = jax_resume_point(run_dir, history)
-            else:
-                resume_from, _ = run_folder.resume_point(run_dir, history)
-            train(config, run_dir, options, history, resume_from)
+    elif resume_from is not None:
+        train(config, run_dir, options, history, resume_from)
     trained = time.time() - started
-    history = read_json(run_dir / "evaluations.json", "the run's evaluations")
+    from .evaluations import load_history
+
+    history = load_history(run_dir, config)
     summary = read_json(run_dir / "summary.json", "the run's summary")
+    if not isinstance(summary, dict):
+        raise InputError(f"{run_dir / 'summary.json'} is not a mapping")
     seed = derive_seed(record["seed"], "best_response_held_out")
     engine = "jax" if config.engine == "jax" else "auto"
     begin = None if record["start"] == "scratch" else record["start"]
@@ -358,8 +446,8 @@ def main(argv: list[str] | None = None) -> Path:
         "model": "best: picked on the evaluation deals; final: the last; both measured on the held-out deals",
     }
     write_atomic(run_dir / RESULT, json.dumps(result, indent=2))
-    print(describe(result))
-    print(f"wrote {run_dir / RESULT}", file=sys.stderr)
+    print(printable(describe(result), keep_newlines=True))
+    cli.say(f"wrote {run_dir / RESULT}", file=sys.stderr)
     return run_dir
 
 

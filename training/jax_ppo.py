@@ -62,9 +62,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ckc_env import cli
 from ckc_env.files import InputError, write_atomic
 from ckc_env.seeding import derive_seed
 
+from . import run_folder
 from .config import TrainConfig
 
 STATE_FILE = "train_state.safetensors"
@@ -434,50 +436,122 @@ def save_state(runner: Runner, path: Path, timesteps: int) -> None:
     write_atomic(path, save({k: np.asarray(v, order="C") for k, v in tensors.items()}, metadata=metadata))
 
 
+STATE_BYTES = 1 << 31
+"""The most a train state file may hold (the largest network the config accepts, with Adam's two
+moments, is about 600 MB)."""
+HEADER_BYTES = 1 << 24
+"""The most a train state's JSON header may hold."""
+
+
+def expected_state(config: TrainConfig) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """Every tensor a train state of this config holds, by name: its shape and dtype, computed
+    abstractly (``jax.eval_shape``: nothing is compiled or allocated)."""
+    import jax
+
+    from ckc_env.observation import ENV_VERSION, LAYOUTS
+
+    def build() -> dict[str, Any]:
+        params = init_network(jax.random.key(0), LAYOUTS[ENV_VERSION][config.belief_features].size, config)
+        return {"params": params, "opt_state": make_optimizer(Hyper.of(config)).init(params)}
+
+    shapes = jax.eval_shape(build)
+    out = {
+        jax.tree_util.keystr(path): (tuple(leaf.shape), np.dtype(leaf.dtype))
+        for path, leaf in jax.tree_util.tree_flatten_with_path(shapes)[0]
+    }
+    key = jax.eval_shape(lambda: jax.random.key_data(jax.random.key(0)))
+    out["key"] = (tuple(key.shape), np.dtype(key.dtype))
+    return out
+
+
+def check_state(path: Path, config: TrainConfig) -> int:
+    """A train state checked whole, as a file from a stranger, before anything is compiled: a
+    safetensors file of at most :data:`STATE_BYTES`, its header JSON nested at most
+    ``files.MAX_DEPTH`` deep with this format and a step count, exactly the tensors of this run's
+    config (names, dtypes and shapes, the PRNG key's included) and every value finite. Its step
+    count, or :class:`InputError` naming the file and what is wrong."""
+    from safetensors.numpy import load
+
+    from ckc_env.files import short
+
+    what = f"JAX train state {path}"
+    data, header, steps = read_state_header(path)
+    expected = expected_state(config)
+    names = set(header) - {"__metadata__"}
+    missing, extra = sorted(set(expected) - names), sorted(names - set(expected))
+    if missing or extra:
+        raise InputError(
+            f"{what} does not fit the run's config: "
+            + "; ".join(
+                part
+                for part in (
+                    f"missing tensors {[short(n) for n in missing[:8]]}" if missing else "",
+                    f"tensors the config has no place for {[short(n) for n in extra[:8]]}" if extra else "",
+                )
+                if part
+            )
+        )
+    try:
+        tensors = load(data)
+    except Exception as exc:  # a broken file: say which, never a deep traceback
+        raise InputError(f"{what} cannot be read: {type(exc).__name__}: {short(str(exc), 300)}") from None
+    for name, (shape, dtype) in expected.items():
+        value = tensors[name]
+        if value.shape != shape or value.dtype != dtype:
+            raise InputError(
+                f"{what}: its tensor {name} is {value.dtype}{list(value.shape)}, the run's config needs "
+                f"{dtype}{list(shape)}"
+            )
+        if np.issubdtype(dtype, np.floating) and not np.isfinite(value).all():
+            raise InputError(f"{what}: its tensor {name} holds values that are not finite (NaN or infinity)")
+    return int(steps)
+
+
+def read_state_header(path: Path) -> tuple[bytes, dict[str, Any], int]:
+    """A train state's bytes, its safetensors header (JSON, nested at most ``files.MAX_DEPTH`` deep)
+    and the step count it was saved at, read within bounds; :class:`InputError` if it is not one."""
+    from ckc_env.files import parse_json, read_bytes, short
+
+    from .limits import MAX_TIMESTEPS
+
+    what = f"JAX train state {path}"
+    data = read_bytes(path, "JAX train state", STATE_BYTES)
+    size = int.from_bytes(data[:8], "little") if len(data) >= 8 else -1
+    if not 2 <= size <= min(HEADER_BYTES, len(data) - 8):
+        raise InputError(f"{what} is not a safetensors file: its header length does not fit the file")
+    header = parse_json(data[8 : 8 + size], f"{what}: its header")
+    metadata = header.get("__metadata__") if isinstance(header, dict) else None
+    if not isinstance(metadata, dict) or metadata.get("format") != STATE_FORMAT:
+        found = short(metadata.get("format")) if isinstance(metadata, dict) else "none"
+        raise InputError(f"{what} is not a train state of ckc-train: its format is {found}, not {STATE_FORMAT!r}")
+    steps = metadata.get("num_timesteps")
+    if not (isinstance(steps, str) and steps.isdigit() and len(steps) <= 13 and int(steps) <= MAX_TIMESTEPS):
+        raise InputError(f"{what}: num_timesteps={short(steps)} is not a count from 0 to {MAX_TIMESTEPS:,}")
+    return data, header, int(steps)
+
+
 def state_timesteps(path: Path) -> int:
     """The learner steps a train state was saved at (its header alone); InputError if it is not one."""
-    from ckc_env.files import read_bytes
-
-    data = read_bytes(path, "JAX train state", 1 << 31)
-    try:
-        header_size = int.from_bytes(data[:8], "little")
-        header = json.loads(data[8 : 8 + header_size])
-        metadata = header.get("__metadata__", {})
-        if metadata.get("format") != STATE_FORMAT:
-            raise ValueError(f"its format is {metadata.get('format')!r}, not {STATE_FORMAT!r}")
-        return int(metadata["num_timesteps"])
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path} is not a JAX train state of ckc-train: {exc}") from None
+    return read_state_header(path)[2]
 
 
-def load_state(runner: Runner, path: Path) -> Runner:
-    """``runner`` with the network, Adam's state and the key of a saved train state; every tensor's
-    name, dtype and shape checked against the run's config (InputError otherwise)."""
+def load_state(runner: Runner, path: Path, config: TrainConfig) -> Runner:
+    """``runner`` with the network, Adam's state and the key of a saved train state, checked whole
+    first (:func:`check_state`)."""
     import jax
     import jax.numpy as jnp
     from safetensors.numpy import load
 
-    from ckc_env.files import read_bytes
-
-    try:
-        tensors = load(read_bytes(path, "JAX train state", 1 << 31))
-    except Exception as exc:  # a broken file: say which
-        raise InputError(f"cannot resume from {path}: {type(exc).__name__}: {exc}") from None
+    check_state(path, config)
+    tensors = load(read_state_header(path)[0])
     kept = {"params": runner.params, "opt_state": runner.opt_state}
     flat, tree = jax.tree_util.tree_flatten_with_path(kept)
-    leaves = []
-    for keypath, leaf in flat:
-        name = jax.tree_util.keystr(keypath)
-        value = tensors.get(name)
-        if value is None or value.shape != np.shape(leaf) or value.dtype != np.asarray(leaf).dtype:
-            raise InputError(f"cannot resume from {path}: its tensor {name} does not fit the run's config")
-        leaves.append(jnp.asarray(value))
+    leaves = [jnp.asarray(tensors[jax.tree_util.keystr(keypath)]) for keypath, _ in flat]
     restored = jax.tree_util.tree_unflatten(tree, leaves)
-    key = tensors.get("key")
-    if key is None:
-        raise InputError(f"cannot resume from {path}: it has no key")
     return runner._replace(
-        params=restored["params"], opt_state=restored["opt_state"], key=jax.random.wrap_key_data(jnp.asarray(key))
+        params=restored["params"],
+        opt_state=restored["opt_state"],
+        key=jax.random.wrap_key_data(jnp.asarray(tensors["key"])),
     )
 
 
@@ -622,12 +696,12 @@ def train(
     params = None
     if config.init_from is not None and resume is None:
         params = start_network(config.init_from, inputs)
-        print(f"init_from: the policy and critic of {config.init_from}", flush=True)
+        cli.say(f"init_from: the policy and critic of {config.init_from}", flush=True)
     rates = np.full(len(prior), 1.0 / min(config.player_counts))
     runner = start_runner(config, env, pfsp_weights(prior, rates, config.population), params)
     timesteps = 0
     if resume is not None:
-        runner = load_state(runner, resume)
+        runner = load_state(runner, resume, config)
         timesteps = state_timesteps(resume)
         runner = runner._replace(timesteps=jnp.float32(timesteps))
     if config.finetune.kl_to_start > 0:
@@ -639,6 +713,7 @@ def train(
         runner = runner._replace(start=start_network(str(start_file) + ".json", inputs))
 
     if resume is not None:  # the train state and the start policy read: only now does the resumed run change a byte
+        run_folder.sweep(run_dir)  # what a save killed mid-write left
         record_run(config, run_dir)
     clock = Clock(history[-1].get("elapsed_seconds", 0.0) if history else 0.0)
     progress = Progress(run_dir, upto=timesteps if resume is not None else None)
@@ -720,5 +795,5 @@ def train(
         }
     write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
     print(json.dumps(history[-1]["results"], indent=2))
-    print(f"run folder: {run_dir}")
+    cli.say(f"run folder: {run_dir}")
     return run_dir
