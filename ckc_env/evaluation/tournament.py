@@ -69,7 +69,6 @@ from ..observation import OBSERVATION
 from ..players import batch_capable, seating_key, specs
 from ..players import build as build_player
 from ..players import build_batched as build_batched_player
-from ..players import is_safe as is_safe_player
 from ..players import validate as validate_player
 from ..players.specs import PlayerSpec
 from ..seeding import derive_seed
@@ -284,10 +283,9 @@ def run_tournament(
             results += part
             bar(len(part))
     else:
-        # A zip loads torch, whose thread pools do not survive a fork: spawn fresh workers then.
-        spawn = not all(is_safe_player(spec) for spec in lineup)
-        context = multiprocessing.get_context("spawn") if spawn else None
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_one_thread) as pool:
+        # Workers never fork this process: its threads (JAX's, torch's, a progress bar's) do not
+        # survive a fork, and a fork may deadlock on a lock one of them held.
+        with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context(), initializer=_one_thread) as pool:
             for part in pool.map(_play_chunk, jobs):
                 results += part
                 bar(len(part))
@@ -354,6 +352,15 @@ def _collect(
                 per_game[m][index].append(record[m][seat])
     rounds = float(np.mean([record["rounds"] for _, record in results]))
     return TournamentResult(list(lineup), config, games, seed, per_game, rounds, engine)
+
+
+def worker_context() -> multiprocessing.context.BaseContext:
+    """How worker processes start: ``forkserver`` where the platform has it (a clean server process,
+    started once, forks the workers), else ``spawn``; never a fork of this process, whose threads
+    (JAX's compiler and runtime, torch's pools) would be copied mid-work (as stable-baselines3's
+    SubprocVecEnv, and :class:`ckc_env.envs.subproc_vector.SubprocVectorEnv`, start theirs)."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def _one_thread() -> None:
