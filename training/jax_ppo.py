@@ -523,7 +523,7 @@ def read_state_header(path: Path) -> tuple[bytes, dict[str, Any], int]:
     metadata = header.get("__metadata__") if isinstance(header, dict) else None
     if not isinstance(metadata, dict) or metadata.get("format") != STATE_FORMAT:
         found = short(metadata.get("format")) if isinstance(metadata, dict) else "none"
-        raise InputError(f"{what} is not a train state of ckc-train: its format is {found}, not {STATE_FORMAT!r}")
+        raise InputError(f"{path} is not a JAX train state of ckc-train: its format is {found}, not {STATE_FORMAT!r}")
     steps = metadata.get("num_timesteps")
     if not (isinstance(steps, str) and steps.isdigit() and len(steps) <= 13 and int(steps) <= MAX_TIMESTEPS):
         raise InputError(f"{what}: num_timesteps={short(steps)} is not a count from 0 to {MAX_TIMESTEPS:,}")
