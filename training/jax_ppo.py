@@ -677,7 +677,21 @@ def train(
     config: TrainConfig, run_dir: Path, args: Any, history: list[dict[str, Any]], resume: Path | None, plan
 ) -> Path:
     """A run on the JAX engine, its inputs checked (``training.train.main``): the network, the
-    compiled chunks of PPO iterations, the evaluations and the saved models."""
+    compiled chunks of PPO iterations, the evaluations and the saved models. The programs compiled
+    for it are freed when it ends (``ckc_env.jax.compiled``: each holds memory mappings, of which a
+    process has a limited number)."""
+    from ckc_env.jax import compiled
+
+    try:
+        return run(config, run_dir, args, history, resume, plan)
+    finally:
+        compiled.free()
+
+
+def run(
+    config: TrainConfig, run_dir: Path, args: Any, history: list[dict[str, Any]], resume: Path | None, plan
+) -> Path:
+    """:func:`train`'s body."""
     import jax
     import jax.numpy as jnp
 

@@ -41,7 +41,7 @@ from ..engine.actions import (
 )
 from ..engine.cards import N_CATS
 from ..engine.state import GAME_OVER, SCORING, SWAPPING
-from . import chance
+from . import chance, compiled
 from .round_setup import choosing_faces, new_game, start_round
 from .scoring import (
     adler_swap,
@@ -201,7 +201,7 @@ def init_one(
     return advance(rules, start_round(rules, new_game(rules, state)))
 
 
-@partial(jax.jit, static_argnums=(0,))
+@compiled.entry(static=("rules",))
 def init(
     rules: Rules,
     keys: jax.Array,
@@ -292,7 +292,7 @@ def on_games(flags: jax.Array, play: Any, state: State, chunk: int) -> State:
     return lax.while_loop(lambda carry: carry[1].any(), one_chunk, (state, flags))[0]
 
 
-@partial(jax.jit, static_argnums=(0, 3))
+@compiled.entry(static=("rules", "autoreset"))
 def step(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False) -> State:
     """``step_one`` for every game of the batch ((B,) actions), the same games and arrays: each
     game's suspicion loop runs vmapped over the batch, and the games that reach the scoring are
@@ -312,14 +312,14 @@ def step(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False
     return on_games(ending, jax.vmap(partial(_end_round_and_go_on, rules, autoreset)), state, chunk)
 
 
-@partial(jax.jit, static_argnums=(0, 3))
+@compiled.entry(static=("rules", "autoreset"))
 def step_each(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False) -> State:
     """``jax.vmap(step_one)``: the same results as :func:`step`, every transition selected in
     every game (what a caller that vmaps ``step_one`` itself, as Pgx users do, runs)."""
     return jax.vmap(partial(step_one, rules, autoreset=autoreset))(state, actions)
 
 
-@partial(jax.jit, static_argnums=(0,))
+@compiled.entry(static=("rules",))
 def legal_action_mask(rules: Rules, state: State) -> jax.Array:
     """(B, 40) bool legal actions of every game's pending decision."""
     return jax.vmap(partial(legal_mask_one, rules))(state)

@@ -34,6 +34,7 @@ from ..engine.cards import INVESTIGATOR, N_CATS, N_CLUES
 from ..engine.state import SCORING
 from ..layout import Layout
 from ..observation import CRITIC_STATE, MAX_ACCUSATIONS, MAX_DECK, OBSERVATION, STATE, TENTHS
+from . import compiled
 from .state import Rules, State
 
 SEATS = 5
@@ -326,7 +327,7 @@ def _seats_or_acting(states: State, seats: Any) -> jax.Array:
     return jax.vmap(acting_seat)(states) if seats is None else jnp.asarray(seats, I32)
 
 
-@partial(jax.jit, static_argnames=("rules", "layout"))
+@compiled.entry(static=("rules", "layout"))
 def observe_batch(
     rules: Rules,
     states: State,
@@ -345,13 +346,13 @@ def observe_batch(
     )
 
 
-@partial(jax.jit, static_argnames=("rules",))
+@compiled.entry(static=("rules",))
 def encode_state_batch(rules: Rules, states: State) -> jax.Array:
     """(B, STATE.size) float32: :func:`encode_state` of every game of a batch."""
     return jax.vmap(partial(encode_state, rules))(states)
 
 
-@partial(jax.jit, static_argnames=("rules",))
+@compiled.entry(static=("rules",))
 def encode_critic_state_batch(rules: Rules, states: State, seats: Any = None) -> jax.Array:
     """(B, CRITIC_STATE.size) float32: :func:`encode_critic_state` of every game of a batch."""
     seats = _seats_or_acting(states, seats)

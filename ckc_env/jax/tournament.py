@@ -52,7 +52,7 @@ from ..players.build import resolve
 from ..players.specs import PlayerSpec, label
 from ..seeding import derive_seed
 from ..table.rewards import win_share
-from . import game, observation, policy
+from . import compiled, game, observation, policy
 from . import players as jax_players
 from .registry import REGISTRY, make_player
 from .state import Rules, State, split_keys
@@ -273,7 +273,7 @@ def _count_rounds(state: State, rounds: jax.Array, caught: jax.Array) -> tuple[j
     return rounds + ended.astype(jnp.int32), caught + jnp.sum(hit[:, :, None] & at_seat, axis=1, dtype=jnp.int32)
 
 
-@partial(jax.jit, static_argnums=(0, 1))
+@compiled.entry(static=("rules", "forms"), keep=8)
 def play_games(
     rules: Rules,
     forms: tuple[Form, ...],

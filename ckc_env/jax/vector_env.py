@@ -44,7 +44,7 @@ from ..observation import ENV_VERSION, LAYOUTS
 from ..players import specs
 from ..table import options as table_options
 from ..table import rewards
-from . import chance, game, observation
+from . import chance, compiled, game, observation
 from . import players as jax_players
 from .game import STATIC_OPTIONS
 from .state import Options, Rules, State, options_of, put, rules_of
@@ -339,7 +339,7 @@ def _empty_settling(es: EnvState, paid: jax.Array) -> _Settling:
     return _Settling(es, paid, false, false, zeros, zeros, zeros, jnp.zeros(paid.shape, I32))
 
 
-@partial(jax.jit, static_argnums=(0, 2))
+@compiled.entry(static=("env", "size"), keep=2)
 def reset(
     env: VectorEnv, key: jax.Array, size: int, weights: jax.Array | None = None
 ) -> tuple[EnvState, jax.Array, jax.Array]:
