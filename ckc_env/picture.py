@@ -25,7 +25,9 @@ Needs Pillow (the ``render`` extra); videos other than GIF also need imageio-ffm
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -439,14 +441,32 @@ def save_video(frames: Iterable[np.ndarray], path: str | Path, fps: float = 2) -
             import imageio_ffmpeg
 
             height, width = first.shape[:2]
-            writer = imageio_ffmpeg.write_frames(str(temporary), (width, height), fps=fps, ffmpeg_log_level="error")
-            writer.send(None)
+            with _ffmpeg_without_preexec():
+                writer = imageio_ffmpeg.write_frames(str(temporary), (width, height), fps=fps, ffmpeg_log_level="error")
+                writer.send(None)
             try:
                 for frame in _chain(first, frames):
                     writer.send(np.ascontiguousarray(frame))
             finally:
                 writer.close()
     return path
+
+
+@contextmanager
+def _ffmpeg_without_preexec() -> Iterator[None]:
+    """imageio-ffmpeg starts ffmpeg with a Python function run between fork and exec (to keep Ctrl+C
+    from ffmpeg), which is not safe in a process whose JAX or torch threads are running: its own
+    switch (``IMAGEIO_FFMPEG_NO_PREVENT_SIGINT``, its issue 58) starts it without one."""
+    name = "IMAGEIO_FFMPEG_NO_PREVENT_SIGINT"
+    before = os.environ.get(name)
+    os.environ[name] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 def check_video(path: str | Path) -> Path:

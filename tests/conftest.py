@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -5,6 +6,31 @@ import pytest
 
 # Test helpers (tests/playthrough.py, tests/reference_rules.py) import as plain modules.
 sys.path.insert(0, str(Path(__file__).parent))
+# Videos written by gymnasium's and stable-baselines3's recorders start ffmpeg through imageio-ffmpeg,
+# which runs a Python function between fork and exec unless told not to (its issue 58): never in a
+# process whose JAX threads run (ckc_env.picture.save_video does the same for its own videos).
+os.environ.setdefault("IMAGEIO_FFMPEG_NO_PREVENT_SIGINT", "1")
+
+FORKS_AFTER_JAX: list[int] = []
+
+
+def _record_fork() -> None:
+    if "jax" in sys.modules:
+        FORKS_AFTER_JAX.append(os.getpid())
+
+
+os.register_at_fork(before=_record_fork)
+
+
+@pytest.fixture(autouse=True)
+def _no_fork_after_jax():
+    """No process is forked once JAX is loaded (its threads would be copied mid-work: JAX warns that
+    this will likely deadlock): workers start from a forkserver or are spawned, and a test that
+    forks fails here."""
+    yield
+    if FORKS_AFTER_JAX:
+        FORKS_AFTER_JAX.clear()
+        pytest.fail("a process was forked after JAX was loaded (use a forkserver or spawn context)")
 
 
 @pytest.fixture

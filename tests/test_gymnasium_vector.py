@@ -47,6 +47,8 @@ def test_sync_and_async_vectorization_run_every_variant(variant, summary_infos):
             "CheckpointCharlie-v1",
             num_envs=3,
             vectorization_mode=mode,
+            # workers from a forkserver: a fork of this process would copy JAX's running threads
+            vector_kwargs={"context": "forkserver"} if mode == "async" else {},
             opponents="random",
             summary_infos=summary_infos,
             **VARIANTS[variant],
