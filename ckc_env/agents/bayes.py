@@ -5,7 +5,7 @@ by bayes_v1's rule (``reading.bayes_rule``: the best target's expected chip agai
 moves as the other players accuse), with the chip values it expects (``reading.chip_values``),
 remembered per round. Forced accusations take the best target; Cafe Adler chips are swapped at
 once (a swap never loses in expectation, see ``simple.adler_swap_action``). The parameters'
-defaults come from the search in ``training/tune_bayes.py`` (results in docs/baselines.md).
+defaults come from the search in ``training/commands/tune_bayes.py`` (results in docs/baselines.md).
 """
 
 from __future__ import annotations
@@ -23,11 +23,7 @@ class BayesAgent(Accuser):
 
     def __init__(self, seed: int | None = None, **params: float) -> None:
         super().__init__(seed)
-        accepted = self.params_type.names()
-        unknown = sorted(set(params) - set(accepted))
-        if unknown:
-            raise ValueError(f"unknown {self.name} parameter(s) {unknown}: accepted are {list(accepted)}")
-        self.params = self.params_type(**params)
+        self.params = self.params_type.of(self.name, params)
         self._chip_values: dict[int, tuple[float, float, float]] = {}
 
     def reset(self, seat: int, config) -> None:

@@ -44,7 +44,7 @@ from ..engine.actions import (
 from ..engine.cards import N_CATS
 from ..engine.chance import GOLDEN, Stream, mix64
 from ..reading.bayes_rule import BayesParams
-from .bayes_rule import accuse_or_pass, non_accuser_value
+from .bayes_rule import Position, accuse_or_pass, non_accuser_value
 from .beliefs import seat_beliefs
 from .chip_values import expected_chip_values
 from .game import legal_action_mask
@@ -214,26 +214,13 @@ class BatchEagerAgent(BatchAccuser):
         return ACCUSE + most_likely_target(target_matrix(state, games), b.chief, b.assistant)
 
 
-def bayes_v1_rule(
-    p: BayesParams,
-    chief: np.ndarray,
-    assistant: np.ndarray,
-    allowed: np.ndarray,
-    values: np.ndarray,
-    others_left: np.ndarray,
-    n: np.ndarray,
-    drawn: np.ndarray,
-    forced: np.ndarray,
-    non_accuser_white: str,
-) -> np.ndarray:
+def bayes_v1_rule(p: BayesParams, position: Position, drawn: np.ndarray, non_accuser_white: str) -> np.ndarray:
     """bayes_v1's rule (``reading.bayes_rule.decide``) for k positions, with its float64 expressions in
     its order, so that every threshold comparison agrees: ``ACCUSE + cat`` or ``PASS`` per row, given the
-    posterior (k, 32), the cats that may be accused (k, 32) bool, the expected chip values (k, 3),
-    the other players who may still accuse, the player counts, the cats drawn (k,) uint32 and
-    whether the accusation is forced (the rule itself in ``batch.bayes_rule``, which bayes_v2's model of
-    the other players shares)."""
-    non_accuser = non_accuser_value(values, chief, drawn, non_accuser_white)
-    take, best = accuse_or_pass(p, chief, assistant, allowed, values, others_left, n, non_accuser, forced)
+    ``position`` (the posterior over the 32 cats) and the cats drawn (k,) uint32 (the rule itself in
+    ``batch.bayes_rule``, which bayes_v2's model of the other players shares)."""
+    non_accuser = non_accuser_value(position.values, position.chief, drawn, non_accuser_white)
+    take, best = accuse_or_pass(p, position, non_accuser)
     return np.where(take, ACCUSE + best, PASS)
 
 
@@ -245,11 +232,7 @@ class BatchBayesAgent(BatchAccuser):
 
     def __init__(self, seed: int | None = None, **params: float) -> None:
         super().__init__(seed)
-        accepted = self.params_type.names()
-        unknown = sorted(set(params) - set(accepted))
-        if unknown:
-            raise ValueError(f"unknown {self.name} parameter(s) {unknown}: accepted are {list(accepted)}")
-        self.params = self.params_type(**params)
+        self.params = self.params_type.of(self.name, params)
 
     def accuse(self, state: BatchState, games: np.ndarray, forced: np.ndarray) -> np.ndarray:
         seats = state.pending_seat[games].astype(np.int64)
@@ -275,9 +258,8 @@ class BatchBayesAgent(BatchAccuser):
         drawn = np.bitwise_or.reduce(state.rows[games] | state.discards[games], axis=1)
         allowed = target_matrix(state, games)
         config = state.rules.config
-        return bayes_v1_rule(
-            self.params, chief, assistant, allowed, values, others_left, n, drawn, forced, config.non_accuser_white
-        )
+        position = Position(chief, assistant, allowed, values, others_left, n, forced)
+        return bayes_v1_rule(self.params, position, drawn, config.non_accuser_white)
 
 
 class BatchBayesV2Agent(BatchBayesAgent):

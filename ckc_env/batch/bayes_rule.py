@@ -10,6 +10,8 @@ that may be accused): :func:`accuse_or_pass` takes the candidate cats as columns
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..config import BLACK, GOLD, WHITE
@@ -31,21 +33,23 @@ def non_accuser_value(values: np.ndarray, chief: np.ndarray, drawn: np.ndarray, 
     return p_undrawn * white + (1 - p_undrawn) * black
 
 
-def accuse_or_pass(
-    p: BayesParams,
-    chief: np.ndarray,
-    assistant: np.ndarray,
-    allowed: np.ndarray,
-    values: np.ndarray,
-    others_left: np.ndarray,
-    n: np.ndarray,
-    non_accuser: np.ndarray,
-    forced: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+class Position(NamedTuple):
+    """What bayes_v1's rule reads of k positions (its JAX twin: ``jax.bayes_rule.Position``)."""
+
+    chief: np.ndarray  # (k, c) each candidate's probability to be the chief
+    assistant: np.ndarray  # (k, c) ... the assistant
+    allowed: np.ndarray  # (k, c) bool: the candidates that may be accused
+    values: np.ndarray  # (k, 3) the expected value of the next chip of each colour
+    others_left: np.ndarray  # (k,) the other players who may still accuse
+    n: np.ndarray  # (k,) the player counts
+    forced: np.ndarray  # (k,) bool: the accusation is forced
+
+
+def accuse_or_pass(p: BayesParams, position: Position, non_accuser: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(take, column) per row: whether to accuse, and the candidate column to accuse (the best
     expected chip value among the ``allowed`` columns, ties to the likelier chief, then the first),
-    given the posterior of each candidate (k, c) as chief and as assistant, the expected chip values
-    (k, 3), the other players who may still accuse, the player counts and ``non_accuser_value``."""
+    given the ``position`` and what a player who never accuses gets (``non_accuser_value``)."""
+    chief, assistant, allowed, values, others_left, n, forced = position
     gold, white, black = values[:, GOLD, None], values[:, WHITE, None], values[:, BLACK, None]
     ev = chief * gold + assistant * white + (1.0 - chief - assistant) * black
     best_ev = np.where(allowed, ev, -np.inf).max(1, keepdims=True)

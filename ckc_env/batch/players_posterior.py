@@ -51,7 +51,7 @@ from ..engine.state import FORCED, SCORING
 from ..observation import PLAYERS_FOLLOW
 from ..reading.bayes_rule import BayesParams
 from ..reading.beliefs import XOR, hidden_assignments
-from .bayes_rule import accuse_or_pass, non_accuser_value
+from .bayes_rule import Position, accuse_or_pass, non_accuser_value
 from .beliefs import ALL_CLUES, BatchBeliefs, clue_candidates, count_worlds, seat_beliefs
 from .chip_values import expected_chip_values
 from .state import CAT_BITS, MAX_ACCUSATIONS, MAX_DECK, SEAT_RANGE, SEATS, BatchState
@@ -512,35 +512,29 @@ def _predict(
     for f in range(1, N_FEATURES):
         neighbours += flat[base + (cats ^ (1 << f))]  # integer sums: exact in any order
     assistant = neighbours / total
-    return choose(
-        p, chief, assistant, lambda last: counts[last] / total[last], cats, valid, values, others_left, n, drawn,
-        forced, non_accuser_white, possible,
-    )  # fmt: skip
+    position = Position(chief, assistant, valid, values, others_left, n, forced)
+    return choose(p, position, lambda last: counts[last] / total[last], cats, drawn, non_accuser_white, possible)
 
 
 def choose(
     p: BayesParams,
-    chief: np.ndarray,
-    assistant: np.ndarray,
+    position: Position,
     chief_of: Callable[[np.ndarray], np.ndarray],
     cats: np.ndarray,
-    valid: np.ndarray,
-    values: np.ndarray,
-    others_left: np.ndarray,
-    n: np.ndarray,
     drawn: np.ndarray,
-    forced: np.ndarray,
     non_accuser_white: str,
     possible: np.ndarray,
 ) -> np.ndarray:
-    """bayes_v1's action for posteriors given at the target cats (``chief``, ``assistant``: (k, w));
-    ``chief_of(rows)`` gives the posterior over all 32 cats of the rows (a boolean mask) where the
-    last one to decide compares with never accusing. -1 where not ``possible``."""
-    last = others_left <= 1  # only the last one to decide compares with never accusing
+    """bayes_v1's action in ``position``, whose posteriors are given at the target cats (``chief``,
+    ``assistant``: (k, w), the cats ``cats``); ``chief_of(rows)`` gives the posterior over all 32 cats
+    of the rows (a boolean mask) where the last one to decide compares with never accusing. -1 where
+    not ``possible``."""
+    values = position.values
+    last = position.others_left <= 1  # only the last one to decide compares with never accusing
     non_accuser = values[:, WHITE].copy()  # "chief_uncaught": white unless the chief is caught
     if non_accuser_white != "chief_uncaught" and last.any():
         non_accuser[last] = non_accuser_value(values[last], chief_of(last), drawn[last], non_accuser_white)
-    take, column = accuse_or_pass(p, chief, assistant, valid, values, others_left, n, non_accuser, forced)
+    take, column = accuse_or_pass(p, position, non_accuser)
     best = cats[np.arange(len(cats)), column]
     return np.where(possible, np.where(take, ACCUSE + best, PASS), -1)
 

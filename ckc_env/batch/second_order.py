@@ -34,6 +34,7 @@ import numpy as np
 from ..engine.cards import N_CLUES, N_FEATURES
 from ..observation import PLAYERS_FOLLOW
 from ..reading.bayes_rule import BayesParams
+from .bayes_rule import Position
 from .beliefs import ALL_CLUES, seat_beliefs
 from .players_posterior import (
     CLUE_FEATURE_BIT,
@@ -185,11 +186,19 @@ class SecondOrderReader(PlayersReader):
         chief, assistant, mass = weighted_posterior(unknown, free_mask, value_a, weights_of)
 
         cats, valid = found.cats[item], found.valid[item]
+        position = Position(
+            np.take_along_axis(chief, cats, 1),
+            np.take_along_axis(assistant, cats, 1),
+            valid,
+            values[pair[item]],
+            items["others"][item],
+            n,
+            items["forced"][item],
+        )
+        non_accuser_white = state.rules.config.non_accuser_white
         predicted = choose(
-            self.params, np.take_along_axis(chief, cats, 1), np.take_along_axis(assistant, cats, 1),
-            lambda last: chief[last], cats, valid, values[pair[item]], items["others"][item], n,
-            found.drawn[item], items["forced"][item], state.rules.config.non_accuser_white, mass > 0,
-        )  # fmt: skip
+            self.params, position, lambda last: chief[last], cats, found.drawn[item], non_accuser_white, mass > 0
+        )
         return add_factors(items, found, factor_kinds(items, found, predicted), self.limbs, sums)
 
 

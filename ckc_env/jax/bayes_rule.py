@@ -29,6 +29,7 @@ other players, over the cats that may be accused): the candidate cats are the la
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -85,24 +86,27 @@ def non_accuser_value(
     return expected_worth(jnp.zeros_like(odds)[..., None], odds[..., None], values)[..., 0]
 
 
+class Position(NamedTuple):
+    """What bayes_v1's rule reads of a position (any leading axes; the twin's ``batch.bayes_rule.Position``)."""
+
+    chief: jax.Array  # (..., c) each candidate's probability to be the chief
+    assistant: jax.Array  # (..., c) ... the assistant
+    allowed: jax.Array  # (..., c) bool: the candidates that may be accused
+    values: jax.Array  # (..., 3) the expected value of the next chip of each colour
+    others_left: jax.Array  # (...) the other players who may still accuse
+    n: jax.Array  # (...) the player counts
+    forced: jax.Array  # (...) bool: the accusation is forced
+
+
 def accuse_or_pass(
-    p: BayesParams,
-    chief: jax.Array,
-    assistant: jax.Array,
-    allowed: jax.Array,
-    values: jax.Array,
-    others_left: jax.Array,
-    n: jax.Array,
-    non_accuser_white_odds: jax.Array,
-    forced: jax.Array,
+    p: BayesParams, position: Position, non_accuser_white_odds: jax.Array
 ) -> tuple[jax.Array, jax.Array]:
     """(take, column): whether to accuse, and the candidate column to accuse (the best expected chip
     value among the ``allowed`` columns, ties to the likelier chief, then the first), given the
-    posterior of each candidate (..., c) as chief and as assistant, the expected chip values
-    (..., 3), the other players who may still accuse (...), the player counts (...), the chance
-    that a player who never accuses gets white (...; :func:`non_accuser_odds`: the twin takes
-    ``non_accuser_value`` instead, see the module docstring) and whether the accusation is forced
-    (...). ``p`` is static."""
+    ``position`` and the chance that a player who never accuses gets white (...;
+    :func:`non_accuser_odds`: the twin takes ``non_accuser_value`` instead, see the module
+    docstring). ``p`` is static."""
+    chief, assistant, allowed, values, others_left, n, forced = position
     zero = jnp.zeros_like(non_accuser_white_odds)[..., None]
     worth = expected_worth(
         jnp.concatenate([chief, zero], axis=-1),

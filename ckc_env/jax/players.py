@@ -60,7 +60,7 @@ from ..engine.cards import N_CATS
 from ..engine.chance import GOLDEN
 from ..engine.chance import mix64 as mix64_int
 from ..reading.bayes_rule import BayesParams
-from .bayes_rule import accuse_or_pass, non_accuser_odds
+from .bayes_rule import Position, accuse_or_pass, non_accuser_odds
 from .beliefs import chief_and_assistant, count_worlds, seat_beliefs, slot_candidates
 from .chance import below, mix64, words
 from .chip_values import expected_chip_values
@@ -209,26 +209,19 @@ def _eager(rules: Rules, state: State, seat: jax.Array, forced: jax.Array, param
 
 def bayes_v1_rule(
     p: BayesParams,
-    chief: jax.Array,
-    assistant: jax.Array,
-    allowed: jax.Array,
-    values: jax.Array,
-    others_left: jax.Array,
-    n: jax.Array,
+    position: Position,
     drawn: jax.Array,
-    forced: jax.Array,
     non_accuser_white: str | jax.Array,
     counts: tuple[jax.Array, jax.Array] | None = None,
 ) -> jax.Array:
     """bayes_v1's rule (``batch.agents.bayes_v1_rule``): ``ACCUSE + cat`` or ``PASS`` given the
-    posterior (32,), the cats that may be accused (32,) bool, the expected chip values (3,), the
-    other players who may still accuse, the player count, the cats drawn (uint32) and whether the
-    accusation is forced; ``p`` is static, ``non_accuser_white`` the option or a per-game bool (``state.options.chief_uncaught``). ``counts``, the exact
-    (chief counts, total) behind the posterior when it has them, makes the non-accuser's value
-    exact (``bayes_rule.non_accuser_odds``)."""
-    weights, total = (chief, None) if counts is None else counts
+    ``position`` (the posterior over the 32 cats) and the cats drawn (uint32); ``p`` is static,
+    ``non_accuser_white`` the option or a per-game bool (``state.options.chief_uncaught``). ``counts``,
+    the exact (chief counts, total) behind the posterior when it has them, makes the non-accuser's
+    value exact (``bayes_rule.non_accuser_odds``)."""
+    weights, total = (position.chief, None) if counts is None else counts
     odds = non_accuser_odds(weights, drawn, non_accuser_white, total)
-    take, best = accuse_or_pass(p, chief, assistant, allowed, values, others_left, n, odds, forced)
+    take, best = accuse_or_pass(p, position, odds)
     return jnp.where(take, ACCUSE + best, PASS)
 
 
@@ -249,19 +242,8 @@ def apply_rule(
     n = state.n.astype(I32)
     others_left = jnp.sum((state.accused_by == -1) & (n > _SLOTS)) - 1
     drawn = lax.reduce(state.rows | state.discards, U32(0), lax.bitwise_or, (0,))
-    return bayes_v1_rule(
-        p,
-        chief,
-        assistant,
-        target_matrix(state),
-        values,
-        others_left,
-        n,
-        drawn,
-        forced,
-        state.options.chief_uncaught,
-        counts,
-    )
+    position = Position(chief, assistant, target_matrix(state), values, others_left, n, forced)
+    return bayes_v1_rule(p, position, drawn, state.options.chief_uncaught, counts)
 
 
 def _bayes_v1(rules: Rules, state: State, seat: jax.Array, forced: jax.Array, params: BayesParams) -> jax.Array:
@@ -318,11 +300,7 @@ def _no_params(name: str, act: Act, reads_hidden_state: bool = False) -> Callabl
 
 
 def _make_bayes_v1(**params: float) -> Player:
-    accepted = BayesParams.names()
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise ValueError(f"unknown bayes_v1 parameter(s) {unknown}: accepted are {list(accepted)}")
-    return Player("bayes_v1", _BAYES_V1, BayesParams(**params))
+    return Player("bayes_v1", _BAYES_V1, BayesParams.of("bayes_v1", params))
 
 
 _BAYES_V1 = accuser(_bayes_v1)

@@ -67,7 +67,7 @@ from ..engine.cards import INVESTIGATOR, N_CATS, N_CLUES, N_FEATURES
 from ..engine.state import FORCED, SCORING
 from ..observation import PLAYERS_FOLLOW
 from ..reading.bayes_rule import BayesParams
-from .bayes_rule import accuse_or_pass, non_accuser_odds
+from .bayes_rule import Position, accuse_or_pass, non_accuser_odds
 from .beliefs import (
     ALL_CLUES,
     PERMS,
@@ -261,7 +261,7 @@ def _predict(
     allowed = (targets >> _BIT_INDEX) & 1 == 1
     drawn = jnp.broadcast_to(drawn, total.shape)  # one per clue
     odds = non_accuser_odds(counts, drawn, non_accuser_white, total)  # exact: ties with a target stay ties
-    take, best = accuse_or_pass(p, chief, assistant, allowed, r.values, others, r.n, odds, forced)
+    take, best = accuse_or_pass(p, Position(chief, assistant, allowed, r.values, others, r.n, forced), odds)
     return jnp.where(possible, jnp.where(take, ACCUSE + best, PASS), -1).astype(I32)
 
 
@@ -585,11 +585,7 @@ def _bayes_v2(rules: Rules, state: State, carry: BayesV2Carry, params: BayesV2Pa
 
 def make_bayes_v2(**params: float) -> Player:
     """bayes_v2 with ``BayesV2Params`` (``follow`` and bayes_v1's); its carry is a :class:`BayesV2Carry`."""
-    accepted = BayesV2Params.names()
-    unknown = sorted(set(params) - set(accepted))
-    if unknown:
-        raise ValueError(f"unknown bayes_v2 parameter(s) {unknown}: accepted are {list(accepted)}")
-    return Player("bayes_v2", _bayes_v2, BayesV2Params(**params), begin=start_bayes_v2)
+    return Player("bayes_v2", _bayes_v2, BayesV2Params.of("bayes_v2", params), begin=start_bayes_v2)
 
 
 __all__ = [

@@ -19,12 +19,14 @@ accuses the best target when that value clears a bar that moves as the other pla
 Forced accusations take the best target. The players decide by it (``agents.bayes``, ``bayes_v2``,
 ``bayes_v3``, ``rollout``), and so do the readers' models of the other players
 (``players_posterior``, ``second_order``). The parameters' defaults come from the search in
-``training/tune_bayes.py`` (results in docs/baselines.md).
+``training/commands/tune_bayes.py`` (results in docs/baselines.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +36,7 @@ from ..engine.cards import N_CATS, cats_in
 
 @dataclass(frozen=True)
 class BayesParams:
-    # Defaults from training/tune_bayes.py (docs/bayes_v1_tuning.json); the search started from
+    # Defaults from training/commands/tune_bayes.py (docs/bayes_v1_tuning.json); the search started from
     # sure=0.6, bar_early=2.0, bar_late=0.8, margin_last=0.0.
     sure: float = 0.3
     bar_early: float = 1.0
@@ -50,6 +52,15 @@ class BayesParams:
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def of(cls, player: str, params: Mapping[str, Any]) -> BayesParams:
+        """The parameters ``player`` was given by name (every engine's bayes player reads them so),
+        a name it does not take refused with the names it does."""
+        unknown = sorted(set(params) - set(cls.names()))
+        if unknown:
+            raise ValueError(f"unknown {player} parameter(s) {unknown}: accepted are {list(cls.names())}")
+        return cls(**params)
 
 
 def decide(p: BayesParams, view, b, forced: bool, values: tuple[float, float, float]) -> int:
