@@ -21,12 +21,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ckc_env.training import evaluate
 
 from ckc_env import players
 from ckc_env.agents import REGISTRY
 from ckc_env.config import COLOURS
 from ckc_env.evaluation import tournament
+from ckc_env.evaluation.commands import evaluate
 from ckc_env.evaluation.tournament import METRICS, RATES, Stat, metric_stat, round_robin, run_tournament, wilson
 from ckc_env.players import specs
 from ckc_env.seeding import derive_seed
@@ -395,9 +395,9 @@ def test_cli_defaults_use_all_cores_and_a_progress_bar(tmp_path, capsys, monkeyp
     seen = {}
     real = tournament.run_tournament
 
-    def spy(lineup, games, seed, config, workers, progress, trust_checkpoint=False, engine="auto", **more):
-        seen.update(workers=workers, progress=progress, trust_checkpoint=trust_checkpoint, engine=engine)
-        return real(lineup, games, seed, config, 1, progress, engine=engine, **more)
+    def spy(lineup, games, seed, **play):
+        seen.update({key: play[key] for key in ("workers", "progress", "trust_checkpoint", "engine")})
+        return real(lineup, games, seed, **{**play, "workers": 1})
 
     monkeypatch.setattr(evaluate, "run_tournament", spy)
     evaluate.main(["--lineup", *FAST, "--games", "3"])

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,7 +28,10 @@ from ..players import specs
 from ..players.specs import PlayerSpec
 from .results import METRICS, RATES, TournamentResult, metric_rows, metric_stat
 from .statistics import Stat, unpaired_half_width
-from .tournament import run_tournament
+from .tournament import Play, run_tournament
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 @dataclass
@@ -123,33 +126,18 @@ def compare(
     opponents: PlayerSpec | list[PlayerSpec],
     games: int,
     seed: int = 0,
-    config: dict[str, Any] | None = None,
-    workers: int | None = None,
-    progress: bool = False,
-    trust_checkpoint: bool = False,
-    engine: str = "auto",
-    seating: str = "balanced",
     num_players: int | None = None,
+    **play: Unpack[Play],
 ) -> PairedResult:
     """``first`` and ``second`` each against ``opponents`` (one spec for every other seat, or n-1)
-    on the same deals in the same seat (see the module docstring)."""
-    config = dict(config or {})
+    on the same deals in the same seat (see the module docstring), played as ``play`` says
+    (:class:`~ckc_env.evaluation.tournament.Play`)."""
+    config = dict(play.pop("config", None) or {})
     n = num_players or config.get("num_players") or (len(opponents) + 1 if isinstance(opponents, list) else 5)
     others = specs.for_seats(opponents, int(n) - 1)
     config["num_players"] = len(others) + 1
     results = [
-        run_tournament(
-            [player, *others],
-            games,
-            seed=seed,
-            config=config,
-            workers=workers,
-            progress=progress,
-            trust_checkpoint=trust_checkpoint,
-            engine=engine,
-            seating=seating,
-            fixed_first=True,
-        )
+        run_tournament([player, *others], games, seed=seed, fixed_first=True, config=config, **play)
         for player in (first, second)
     ]
     return PairedResult(*results)

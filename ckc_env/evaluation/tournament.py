@@ -54,7 +54,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -72,12 +72,15 @@ from ..players import build_batched as build_batched_player
 from ..players import validate as validate_player
 from ..players.specs import PlayerSpec
 from ..seeding import derive_seed
-from ..table.batched import play
+from ..table import batched
 from ..table.rewards import win_share
 from ..table.scalar import Table
 from .results import METRICS, RATES, RoundRobinResult, TournamentResult, markdown_table, metric_stat
 from .seating import describe, seatings
 from .statistics import Stat, wilson
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [  # with the names of results and statistics that its importers take from here
     "BATCH_GAMES",
@@ -172,7 +175,7 @@ def play_batched(
             rows, slots = np.nonzero(hit)
             np.add.at(caught, (ended[rows], record.served_seat[ended[rows], slots].astype(np.int64)), 1)
 
-    play(
+    batched.play(
         state,
         seated,
         lambda: np.flatnonzero(state.pending_kind >= 0),
@@ -214,26 +217,40 @@ def _play_chunk(args: tuple) -> list[tuple[int, dict[str, Any]]]:
     return out
 
 
+class Play(TypedDict, total=False):
+    """How a tournament's games are played, declared once for every kind of tournament (a lineup,
+    :func:`run_tournament`; a round robin, :func:`round_robin`; a paired comparison,
+    :func:`ckc_env.evaluation.paired.compare`), which take these as keywords."""
+
+    config: dict[str, Any] | None
+    """The rules (``GameConfig`` options; the lineup gives the number of players)."""
+    workers: int | None
+    """Processes for the scalar engine (default: every core)."""
+    progress: bool
+    """A progress bar on stderr."""
+    trust_checkpoint: bool
+    """Let stable-baselines3 zips in the lineup load (they unpickle)."""
+    engine: str
+    """``"auto"`` plays on the batched engine when every player has a batched form, ``"batched"``
+    insists on it, ``"scalar"`` plays one game at a time (``workers`` processes), ``"jax"`` on the JAX
+    engine (every player needs a JAX form: :mod:`ckc_env.jax.tournament`)."""
+    seating: str
+    """:mod:`ckc_env.evaluation.seating`: ``"balanced"``, every player in every seat and next to every
+    other equally often, the lineup's order immaterial; or ``"rotate"``."""
+
+
 def run_tournament(
-    lineup: Sequence[PlayerSpec],
-    games: int,
-    seed: int = 0,
-    config: dict[str, Any] | None = None,
-    workers: int | None = None,
-    progress: bool = False,
-    trust_checkpoint: bool = False,
-    engine: str = "auto",
-    seating: str = "balanced",
-    fixed_first: bool = False,
+    lineup: Sequence[PlayerSpec], games: int, seed: int = 0, *, fixed_first: bool = False, **play: Unpack[Play]
 ) -> TournamentResult:
-    """Play ``games`` seeded games, rounded up to a multiple of the seating design's size
-    (:mod:`ckc_env.evaluation.seating`: ``"balanced"``, every player in every seat and next to every
-    other equally often, the lineup's order immaterial; or ``"rotate"``); ``fixed_first`` keeps the
-    first player in the first slot of the design (paired comparisons). ``trust_checkpoint`` lets
-    stable-baselines3 zips in the lineup load (they unpickle). ``engine``: ``"auto"`` plays on the
-    batched engine when every player has a batched form, ``"batched"`` insists on it, ``"scalar"``
-    plays one game at a time (``workers`` processes), ``"jax"`` on the JAX engine (every player
-    needs a JAX form: :mod:`ckc_env.jax.tournament`)."""
+    """Play ``games`` seeded games, rounded up to a multiple of the seating design's size, as
+    ``play`` says (:class:`Play`); ``fixed_first`` keeps the first player in the first slot of the
+    design (paired comparisons)."""
+    config, workers, progress = play.get("config"), play.get("workers"), play.get("progress", False)
+    trust_checkpoint, engine = play.get("trust_checkpoint", False), play.get("engine", "auto")
+    seating = play.get("seating", "balanced")
+    unknown = sorted(set(play) - set(Play.__annotations__))
+    if unknown:
+        raise TypeError(f"run_tournament() got unexpected keyword argument(s) {unknown}")
     lineup = list(lineup)
     n = len(lineup)
     config = dict(config or {})
@@ -430,16 +447,7 @@ def distinct_players(players: Sequence[PlayerSpec], num_players: int, what: str)
 
 
 def round_robin(
-    players: Sequence[PlayerSpec],
-    num_players: int,
-    games: int,
-    seed: int = 0,
-    config: dict[str, Any] | None = None,
-    workers: int | None = None,
-    progress: bool = False,
-    trust_checkpoint: bool = False,
-    engine: str = "auto",
-    seating: str = "balanced",
+    players: Sequence[PlayerSpec], num_players: int, games: int, seed: int = 0, **play: Unpack[Play]
 ) -> RoundRobinResult:
     """Every table of ``num_players`` distinct players from the list, ``games`` games in all.
 
@@ -448,23 +456,12 @@ def round_robin(
     """
     players = distinct_players(players, num_players, "a round robin")
     games = _positive_games(games)
-    _check_seed_and_workers(seed, workers)
+    _check_seed_and_workers(seed, play.get("workers"))
     for spec in players:  # before any table is played
-        validate_player(spec, trust_checkpoint=trust_checkpoint)
+        validate_player(spec, trust_checkpoint=play.get("trust_checkpoint", False))
     tables = list(combinations(players, num_players))
     per_table = -(-games // len(tables))
     results = [
-        run_tournament(
-            table,
-            per_table,
-            seed=derive_seed(seed, "table", t),
-            config=config,
-            workers=workers,
-            progress=progress,
-            trust_checkpoint=trust_checkpoint,
-            engine=engine,
-            seating=seating,
-        )
-        for t, table in enumerate(tables)
+        run_tournament(table, per_table, seed=derive_seed(seed, "table", t), **play) for t, table in enumerate(tables)
     ]
     return RoundRobinResult(players, num_players, results)
