@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> dict:
         parser.error("--runners must include 1, the reference")
 
     import ray
-    from ckc_env.training.rllib_config import load_config
+
+    from ckc_env.training.config.rllib import load_config
 
     config = load_config(configs.preset("rllib", args.config))
     ray.init(num_cpus=max(args.runners) + 1, include_dashboard=False)

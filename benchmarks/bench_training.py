@@ -3,7 +3,7 @@ the batched vector environment, against four random and against four bayes_v1 op
 side in one process (round-robin repeats, medians), with a trivial one-step environment as the
 same-run reference for PPO's own cost.
 
-The models and environments are built by training/train.py from two training configs (default:
+The models and environments are built by training/commands/train.py from two training configs (default:
 configs/train/full.yaml, the shipped agent's, and configs/train/full_vector.yaml, the same recipe
 on the batched engine: 2048 games stepped at once, n_steps 8 per slot, two torch threads), so the figures are those of
 the training script; only the opponents differ between the lines. "env only" lines step the
@@ -14,7 +14,7 @@ environment costs per learner step.
     python benchmarks/bench_training.py --repeats 5 --json docs/results/bench_training.json
     python benchmarks/bench_training.py --workers 1   # also the vector config in one process
 
-The device path (``--jax-config``, default configs/train/scratch_jax.yaml: training/jax_ppo.py,
+The device path (``--jax-config``, default configs/train/scratch_jax.yaml: training/trainers/jax/,
 the whole PPO iteration compiled in JAX on the device JAX picks) is measured in the same run, the
 same recipe with four random and four bayes_v1: whole iterations (rollout and updates) after a
 compiled warm-up, and its environment alone (random legal learner actions, ``lax.scan`` over
@@ -30,7 +30,6 @@ H100/H200 the device path at least 100k learner steps/s against four bayes_v1.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import statistics
 import sys
@@ -76,10 +75,11 @@ class Trivial(gym.Env):
 
 def rate(config, make_env, steps: int, threads: int = 1) -> float:
     """Learner steps/s of MaskablePPO on one scalar environment, after a warm-up rollout and update,
-    with ``threads`` torch threads (training/train.py gives the scalar path one)."""
+    with ``threads`` torch threads (training/commands/train.py gives the scalar path one)."""
     import torch
-    from ckc_env.training.train import build_model
     from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from ckc_env.training.trainers.sb3.trainer import build_model
 
     torch.set_num_threads(threads)
     model = build_model(config, DummyVecEnv([make_env]))
@@ -94,9 +94,11 @@ def rate(config, make_env, steps: int, threads: int = 1) -> float:
 def vector_rate(config, steps: int, label: str) -> float:
     """Learner steps/s of MaskablePPO on the vector environment (``vector`` config), as train.py builds it."""
     import torch
-    from ckc_env.training.train import build_model
-    from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
     from stable_baselines3.common.vec_env import VecMonitor
+
+    from ckc_env.training.envs import make_vector_env
+    from ckc_env.training.trainers.sb3.trainer import build_model
+    from ckc_env.training.trainers.sb3.vec_env import SB3VecEnv
 
     torch.set_num_threads(config.vector.threads)
     env = VecMonitor(SB3VecEnv(make_vector_env(config)))
@@ -133,9 +135,9 @@ def env_rate(config, steps: int) -> float:
 
     rng = np.random.default_rng(0)
     if config.vector is None:
-        from ckc_env.training.train import make_env_fn
+        from ckc_env.training.envs import make_single_env
 
-        env = make_env_fn(config, rank=0, snapshot_dir=None)().unwrapped
+        env = make_single_env(config, rank=0, snapshot_dir=None)
         env.reset(seed=0)
         start = time.perf_counter()
         for _ in range(steps):
@@ -143,7 +145,7 @@ def env_rate(config, steps: int) -> float:
             if done:
                 env.reset()
         return steps / (time.perf_counter() - start)
-    from ckc_env.training.vec_env import make_vector_env
+    from ckc_env.training.envs import make_vector_env
 
     env = make_vector_env(config)
     env.reset(seed=0)
@@ -161,20 +163,23 @@ JAX_CHUNKS: dict[tuple[str, str], tuple] = {}
 
 
 def jax_rate(config, opponent: str, iterations: int) -> float:
-    """Learner steps/s of the device path (training/jax_ppo.py): ``iterations`` whole PPO iterations
+    """Learner steps/s of the device path (training/trainers/jax/): ``iterations`` whole PPO iterations
     in one compiled call, timed after a first (compiling) call."""
     import jax
-    from ckc_env.training import jax_ppo
+
+    from ckc_env.training.trainers.jax.network import rollout_size
+    from ckc_env.training.trainers.jax.trainer import build_env, start_runner
+    from ckc_env.training.trainers.jax.update import compile_chunk
 
     key = (repr(config), opponent)
     if key not in JAX_CHUNKS:
-        setup = dataclasses.replace(config, opponents=[opponent])
-        env = jax_ppo.build_env(setup)
-        runner = jax_ppo.start_runner(setup, env, np.ones(1))
-        chunk = jax_ppo.compile_chunk(env, setup, iterations)
+        setup = config.replace(opponents=[opponent])
+        env = build_env(setup)
+        runner = start_runner(setup, env, np.ones(1))
+        chunk = compile_chunk(env, setup, iterations)
         runner, figures = chunk(runner)  # compiles
         jax.block_until_ready(figures)
-        JAX_CHUNKS[key] = (chunk, runner, jax_ppo.rollout_size(setup))
+        JAX_CHUNKS[key] = (chunk, runner, rollout_size(setup))
     chunk, runner, rollout = JAX_CHUNKS[key]
     start = time.perf_counter()
     runner, figures = chunk(runner)
@@ -189,16 +194,16 @@ def jax_env_rate(config, opponent: str, steps: int) -> float:
     ``vector_env.step`` with uniformly random legal learner actions, timed after a compiling call."""
     import jax
     import jax.numpy as jnp
-    from ckc_env.training import jax_ppo
 
     from ckc_env.jax import vector_env
+    from ckc_env.training.trainers.jax.trainer import build_env
 
-    setup = dataclasses.replace(config, opponents=[opponent])
+    setup = config.replace(opponents=[opponent])
     key = (repr(setup), "env only")
     size = setup.vector.num_envs
     length = max(1, steps // size)
     if key not in JAX_CHUNKS:
-        env = jax_ppo.build_env(setup)
+        env = build_env(setup)
         state, _, mask = vector_env.reset(env, jax.random.key(0), size, jnp.ones(1))
 
         def one(carry, step_key):
@@ -222,10 +227,10 @@ def jax_env_rate(config, opponent: str, steps: int) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     import torch
-    from ckc_env.training.config import TrainConfig, load_config
-    from ckc_env.training.train import make_env_fn
 
     from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS
+    from ckc_env.training.config import TrainConfig, load_config
+    from ckc_env.training.trainers.sb3.trainer import single_env
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=str(ROOT / "configs/train/full.yaml"), help="a training config")
@@ -261,7 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     cli.check_outputs(parser, json=args.json)
 
-    torch.set_num_threads(1)  # as training/train.py
+    torch.set_num_threads(1)  # as training/commands/train.py
     config = load_config(args.config)
     vector = None if args.vector_config == "none" else load_config(args.vector_config)
     on_device = None if args.jax_config == "none" else load_config(args.jax_config)
@@ -272,12 +277,12 @@ def main(argv: list[str] | None = None) -> None:
     size = (OBSERVATION_WITH_BELIEFS if config.belief_features else OBSERVATION).size
 
     def versus(base: TrainConfig, name: str) -> TrainConfig:
-        return TrainConfig(**{**base.__dict__, "opponents": [name]})
+        return base.replace(opponents=[name])
 
     setups = {
         "trivial env": lambda: rate(config, lambda: Trivial(size), args.steps),
-        "vs 4 random": lambda: rate(config, make_env_fn(versus(config, "random"), 0, None), args.steps),
-        "vs 4 bayes_v1": lambda: rate(config, make_env_fn(versus(config, "bayes_v1"), 0, None), args.steps),
+        "vs 4 random": lambda: rate(config, single_env(versus(config, "random"), 0, None), args.steps),
+        "vs 4 bayes_v1": lambda: rate(config, single_env(versus(config, "bayes_v1"), 0, None), args.steps),
         "env only, vs 4 bayes_v1": lambda: env_rate(versus(config, "bayes_v1"), args.steps),
     }
     if vector is not None:
@@ -293,11 +298,11 @@ def main(argv: list[str] | None = None) -> None:
     if vector is not None and vector.vector.threads != 1:  # the scalar path given the same torch threads
         threads = vector.vector.threads
         setups[f"vs 4 bayes_v1, {threads} torch threads"] = lambda: rate(
-            config, make_env_fn(versus(config, "bayes_v1"), 0, None), args.steps, threads
+            config, single_env(versus(config, "bayes_v1"), 0, None), args.steps, threads
         )
     processes = f"{args.workers} worker{'s' if args.workers != 1 else ''}"
     if vector is not None and args.workers:
-        split = TrainConfig(**{**vector.__dict__, "vector": dataclasses.replace(vector.vector, workers=args.workers)})
+        split = vector.replace(vector=vector.vector.model_copy(update={"workers": args.workers}))
         setups.update(
             {
                 f"vector vs 4 bayes_v1, {processes}": lambda: vector_rate(

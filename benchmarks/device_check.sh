@@ -37,7 +37,7 @@ python3 -c "import jax, optax; print('jax', jax.__version__, 'optax', optax.__ve
 # (a new folder each time: an earlier run is never touched)
 RUN="${RUN:-runs/scratch_jax_device_$(date -u +%Y%m%dT%H%M%S)}"
 mkdir -p runs
-timeout "$SCRATCH_S" python3 -m ckc_env.training.train configs/train/scratch_jax.yaml \
+timeout "$SCRATCH_S" python3 -m ckc_env.training.commands.train configs/train/scratch_jax.yaml \
     --run-dir "$RUN" --no-progress 2>&1 | tee "$OUT/scratch.log"
 tar czf "$OUT/scratch_jax_device.tar.gz" --exclude=tensorboard --exclude="train_state*" --exclude="latest_model*" \
     -C "$(dirname "$RUN")" "$(basename "$RUN")"

@@ -192,7 +192,7 @@ CRITIC_STATE = Layout(
 )
 """The hidden pieces of ``STATE`` with seats relative to one player, for an asymmetric critic: the
 vector environment's ``critic_state`` appends them to the learner's observation, for a value
-network to read and the policy never to (``training/state_critic.py``)."""
+network to read and the policy never to (``training/trainers/sb3/state_critic.py``)."""
 
 _PUBLIC_V0 = [*_TABLE, *_SEATS_AND_CHIPS]
 OBSERVATION_V0 = Layout(_PUBLIC_V0 + _OWN)

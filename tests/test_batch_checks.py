@@ -261,9 +261,9 @@ def test_legal_play_is_unchanged_in_the_vector_environment(monkeypatch):
 def test_the_check_is_applied_where_a_teacher_collects(monkeypatch):
     """``collect_batched`` checks its teacher's decisions as an opponent's (else the environment would
     take an illegal one as the learner's and keep it as a demonstration)."""
-    vec_env = pytest.importorskip("ckc_env.training.vec_env")
+    cloning = pytest.importorskip("ckc_env.training.imitation.cloning")
     player = Faulty("teacher", first_illegal)
     env = CheckpointCharlieVectorEnv(8, opponents="random", num_players=3)
     with pytest.raises(ValueError, match=re.escape(f"batched player {player!r} chose illegal actions")) as error:
-        vec_env.collect_batched(env, player, 100, gamma=0.9, seed=0)
+        cloning.collect_batched(env, player, 100, gamma=0.9, seed=0)
     assert_names_the_decision(error, player, env.state)

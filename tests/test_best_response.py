@@ -1,5 +1,5 @@
 """ckc-best-response: a learner trained against a fixed player's table, and its paired gain over
-that player in the same seat on held-out deals (training/best_response.py)."""
+that player in the same seat on held-out deals (training/commands/best_response.py, training/evaluation/best_response.py)."""
 
 import json
 from pathlib import Path
@@ -8,8 +8,9 @@ import pytest
 from cli_helpers import refused
 
 pytest.importorskip("sb3_contrib", reason="training needs the train extra")
-from ckc_env.training import best_response
+from ckc_env.training.commands import best_response
 from ckc_env.training.config import load_config
+from ckc_env.training.evaluation import best_response as measured
 
 AGENT = "checkpoints/ppo_all_counts_mixed_34p"
 TINY = """\
@@ -72,9 +73,9 @@ def test_the_held_out_gain_is_the_mean_of_per_game_differences_on_deals_of_its_o
 
 
 def test_ckc_plot_draws_the_learning_curves(tiny_run, tmp_path):
-    from ckc_env.training import plots
+    from ckc_env.evaluation.commands import plot
 
-    plots.main(["best-response", str(tiny_run / best_response.RESULT), "--out", str(tmp_path / "curves.png")])
+    plot.main(["best-response", str(tiny_run / best_response.RESULT), "--out", str(tmp_path / "curves.png")])
     assert (tmp_path / "curves.png").stat().st_size > 1000
 
 
@@ -111,7 +112,7 @@ def test_a_start_from_an_agent_file_is_measured_beside_the_best_response(tiny_ru
     best = json.loads((out / "held_out_best.json").read_text())
     over = best["players"][0]["win"]["mean"] - begun["players"][0]["win"]["mean"]
     assert held["best"]["over_start"]["mean"] == pytest.approx(over)
-    row = best_response.markdown([result]).splitlines()[-1]
+    row = measured.markdown([result]).splitlines()[-1]
     assert row.startswith(f"| random | 3 | {start} | 128 |") and "| 12 |" in row
 
 

@@ -7,13 +7,13 @@ import json
 
 import numpy as np
 import pytest
-from ckc_env.training import evaluate
 
 from ckc_env import batch, engine
 from ckc_env.batch.chance import draws, game_keys, next_keys
 from ckc_env.config import GameConfig
 from ckc_env.engine.chance import Stream, key_of, next_key, word
 from ckc_env.evaluation import tournament
+from ckc_env.evaluation.commands import evaluate
 from ckc_env.evaluation.tournament import run_tournament
 
 CONFIGS = [

@@ -155,7 +155,7 @@ def test_the_commands_rerun_are_the_docs_commands():
 def test_a_committed_command_gives_its_committed_result_file(out, tmp_path):
     """The command the docs print beside a table, run again, gives its result file exactly (the JSON,
     and the CSV where one is committed): a change that moves a figure cannot pass unnoticed."""
-    from ckc_env.training import evaluate
+    from ckc_env.evaluation.commands import evaluate
 
     argv = doc_commands()[out]
     at = argv.index("--out")

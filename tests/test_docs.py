@@ -101,3 +101,12 @@ def test_the_checkpoints_the_readme_names_are_shipped():
         read_card(folder)  # the safe agent file the folder plays as: card and weights agree
         for record in ("config.yaml", "command.txt", "evaluations.json"):
             assert (folder / record).is_file(), f"{name}/{record}"
+
+
+def test_the_config_reference_is_written_from_the_schema():
+    """docs/config.md is what ``python -m ckc_env.training.config.reference`` prints: every key of the
+    training configs, its default and accepted values, from the one schema."""
+    pytest.importorskip("pydantic")
+    from ckc_env.training.config.reference import reference
+
+    assert (ROOT / "docs" / "config.md").read_text() == reference()

@@ -17,7 +17,6 @@ from rich.console import Console
 
 pytest.importorskip("sb3_contrib", reason="the hostile zips are made with the train extra")
 
-from ckc_env.training import evaluate, plots, rllib_train, run_folder, train
 from test_trust import TRAIN, hostile_zip
 
 from ckc_env import (
@@ -27,12 +26,16 @@ from ckc_env import (
 from ckc_env.config import GameConfig
 from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
 from ckc_env.envs.vector import CheckpointCharlieVectorEnv
+from ckc_env.evaluation.commands import evaluate, plot
 from ckc_env.evaluation.tournament import run_tournament
 from ckc_env.files import InputError, printable, read_yaml
 from ckc_env.observation import OBSERVATION
 from ckc_env.players import agent_file, loading, specs
 from ckc_env.players.policy import PolicyAgent, load_policy
 from ckc_env.terminal import play
+from ckc_env.training.commands import rllib as rllib_train
+from ckc_env.training.commands import train
+from ckc_env.training.run import folder as run_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints" / "ppo_5p_vector"
@@ -333,7 +336,7 @@ def test_deep_json_is_refused_by_name(tmp_path, capsys, depth):
     result.write_text(deep(depth))
     for call, name, message in (
         (lambda: play.main(["--replay", str(replay)]), "replay file", "nested deeper than 64 levels"),
-        (lambda: plots.main(["results", str(result), "--out", str(tmp_path / "x.png")]), "result file", None),
+        (lambda: plot.main(["results", str(result), "--out", str(tmp_path / "x.png")]), "result file", None),
         (lambda: evaluate.main(["--lineup", str(card), "random", "random", "--games", "3"]), "agent card", refused),
     ):
         capsys.readouterr()

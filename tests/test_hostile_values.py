@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
-from ckc_env.training import evaluate
 
 from ckc_env import cli, players
 from ckc_env.config import GameConfig, load_rules
+from ckc_env.evaluation.commands import evaluate
 from ckc_env.evaluation.tournament import round_robin, run_tournament
 from ckc_env.files import InputError, read_json, read_yaml, short
 from ckc_env.terminal import play
@@ -52,7 +52,7 @@ def rules_commands(path: Path) -> dict:
 
 def train_main():
     pytest.importorskip("sb3_contrib", reason="ckc-train needs the train extra")
-    from ckc_env.training import train
+    from ckc_env.training.commands import train
 
     return train.main
 

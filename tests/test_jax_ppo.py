@@ -5,7 +5,6 @@ engines and torch, a resume, one seed giving one run, and init_from."""
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +18,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import jax.numpy as jnp  # noqa: E402
-from ckc_env.training import jax_ppo, train  # noqa: E402
-from ckc_env.training.config import parse_config  # noqa: E402
 
 import ckc_env  # noqa: E402
 from ckc_env.jax import policy  # noqa: E402
@@ -28,6 +25,11 @@ from ckc_env.jax import vector_env as venv  # noqa: E402
 from ckc_env.jax.tournament import distinct_forms, jax_form  # noqa: E402
 from ckc_env.observation import ENV_VERSION, LAYOUTS  # noqa: E402
 from ckc_env.players import agent_file  # noqa: E402
+from ckc_env.training.commands import checks, train  # noqa: E402
+from ckc_env.training.config import parse_config  # noqa: E402
+from ckc_env.training.trainers.jax import network, update  # noqa: E402
+from ckc_env.training.trainers.jax import state as jax_state  # noqa: E402
+from ckc_env.training.trainers.jax import trainer as jax_trainer  # noqa: E402
 
 TINY = {
     "seed": 5,
@@ -75,9 +77,9 @@ def test_engine_jax_refuses_what_it_does_not_train_naming_the_key(change, words)
 def test_every_shipped_jax_config_loads_and_has_jax_forms():
     config = parse_config(yaml.safe_load((ROOT / "configs/train/scratch_jax.yaml").read_text()))
     assert config.engine == "jax" and config.eval.reference == "bayes_v2"
-    train.check_players(config, False)
+    checks.check_players(config, False)
     with pytest.raises(ValueError, match="no JAX form"):
-        train.check_players(parse_config({**TINY, "opponents": ["bayes_v3"]}), False)
+        checks.check_players(parse_config({**TINY, "opponents": ["bayes_v3"]}), False)
 
 
 # ---------------------------------------------------------------------------------------------- the environment
@@ -166,7 +168,7 @@ def test_a_tiny_run_writes_the_run_folder_of_the_sb3_path(tiny_run):
     assert card["evaluation"]["results"] == history[-1]["results"]
     rows = (run / "progress.csv").read_text().splitlines()
     assert rows[0].startswith("time/total_timesteps") and len(rows) == 3  # one row per PPO iteration
-    assert jax_ppo.state_timesteps(run / jax_ppo.STATE_FILE) == 128
+    assert jax_state.state_timesteps(run / jax_state.STATE_FILE) == 128
 
 
 def positions_of_the_aec_env(belief_features, count: int = 60):
@@ -197,12 +199,12 @@ def test_the_agent_file_plays_the_trainers_logits_on_every_engine(tiny_run):
     from ckc_env.training.config import load_config
 
     config = load_config(config_path)
-    env = jax_ppo.build_env(config)
-    runner = jax_ppo.load_state(jax_ppo.start_runner(config, env, np.ones(1)), run / jax_ppo.STATE_FILE, config)
+    env = jax_trainer.build_env(config)
+    runner = jax_state.load_state(jax_trainer.start_runner(config, env, np.ones(1)), run / jax_state.STATE_FILE, config)
     obs, masks = positions_of_the_aec_env(True)
     trained = np.asarray(policy.logits(runner.params, obs, masks))
-    network = agent_file.load_agent(run / "final_model.json")
-    numpy_logits = np.where(masks, network.logits(obs), -np.inf)
+    agent = agent_file.load_agent(run / "final_model.json")
+    numpy_logits = np.where(masks, agent.logits(obs), -np.inf)
     legal = masks
     assert np.abs(trained[legal] - numpy_logits[legal]).max() < 1e-5
     assert np.array_equal(np.isinf(trained), ~legal)
@@ -231,7 +233,7 @@ def test_a_resume_continues_the_run_and_one_seed_gives_one_run(tiny_run, tmp_pat
     train.main(["--resume", str(run), "--total-timesteps", "192", "--no-progress"])
     history = json.loads((run / "evaluations.json").read_text())
     assert [h["timesteps"] for h in history] == [0, 64, 128, 192]
-    assert jax_ppo.state_timesteps(run / jax_ppo.STATE_FILE) == 192
+    assert jax_state.state_timesteps(run / jax_state.STATE_FILE) == 192
     assert len((run / "progress.csv").read_text().splitlines()) == 4
     elapsed = [h["elapsed_seconds"] for h in history]
     assert elapsed == sorted(elapsed)
@@ -246,22 +248,22 @@ def test_a_resume_refuses_a_run_without_its_train_state(tmp_path, capsys):
     folder.mkdir()
     (folder / "evaluations.json").write_text("[]")
     with pytest.raises(Exception, match=r"no train_state\.safetensors"):
-        train.jax_resume_point(folder, [], None)
-    bad = folder / jax_ppo.STATE_FILE
+        checks.jax_resume_point(folder, [], None)
+    bad = folder / jax_state.STATE_FILE
     bad.write_bytes(b'\x10\x00\x00\x00\x00\x00\x00\x00{"a": 1}        ')
     with pytest.raises(Exception, match="not a JAX train state"):
-        jax_ppo.state_timesteps(bad)
+        jax_state.state_timesteps(bad)
 
 
 def test_init_from_writes_the_files_tensors_back_exactly_and_widens_a_smaller_layout():
     card = ROOT / "checkpoints/ppo_5p_scratch/best_model.json"
-    start = jax_ppo.start_network(str(card), LAYOUTS[ENV_VERSION][True].size)
-    _network, tensors = jax_ppo.tensors_of(start)
+    start = network.start_network(str(card), LAYOUTS[ENV_VERSION][True].size)
+    _network, tensors = network.tensors_of(start)
     _, original = agent_file._read(card)
     assert set(tensors) == set(original)
     for name, tensor in original.items():
         assert np.array_equal(tensors[name], tensor), name
-    wide = jax_ppo.start_network(str(card), LAYOUTS[ENV_VERSION]["players"].size)
+    wide = network.start_network(str(card), LAYOUTS[ENV_VERSION]["players"].size)
     first = np.asarray(wide.policy[0].weight)
     assert first.shape[0] == LAYOUTS[ENV_VERSION]["players"].size
     assert not first[LAYOUTS[ENV_VERSION][True].size :].any()
@@ -269,16 +271,16 @@ def test_init_from_writes_the_files_tensors_back_exactly_and_widens_a_smaller_la
 
 def test_a_fresh_network_is_mlp_policys():
     config = parse_config({**TINY, "policy": {"net_arch": {"pi": [16], "vf": [8, 8]}, "activation_fn": "relu"}})
-    params = jax_ppo.init_network(jax.random.key(0), 850, config)
+    params = network.init_network(jax.random.key(0), 850, config)
     assert [layer.weight.shape for layer in params.policy] == [(850, 16), (16, 40)]
     assert [layer.weight.shape for layer in params.value] == [(850, 8), (8, 8), (8, 1)]
     assert [layer.activation for layer in params.policy] == ["relu", "identity"]
     head = np.asarray(params.policy[-1].weight)  # orthogonal with gain 0.01: rows of norm 0.01
     assert np.allclose(np.linalg.norm(head, axis=1), 0.01, atol=1e-5)
-    network, tensors = jax_ppo.tensors_of(params)
-    assert [layer["tensor"] for layer in network["policy"]] == ["mlp_extractor.policy_net.0", "action_net"]
+    card, tensors = network.tensors_of(params)
+    assert [layer["tensor"] for layer in card["policy"]] == ["mlp_extractor.policy_net.0", "action_net"]
     assert tensors["mlp_extractor.value_net.2.weight"].shape == (8, 8)
-    assert replace(config, seed=1) != config
+    assert config.replace(seed=1) != config
 
 
 @pytest.mark.slow
@@ -286,10 +288,10 @@ def test_the_critic_warmup_freezes_the_policy_and_the_pull_to_the_start_runs():
     """``finetune.critic_warmup``: an iteration inside it moves the value network alone;
     ``kl_to_start``: the pass towards the start policy runs and reports its divergence."""
     config = parse_config({**TINY, "finetune": {"critic_warmup": 1000, "kl_to_start": 1.0}})
-    env = jax_ppo.build_env(config)
-    runner = jax_ppo.start_runner(config, env, np.ones(1))
+    env = jax_trainer.build_env(config)
+    runner = jax_trainer.start_runner(config, env, np.ones(1))
     runner = runner._replace(start=runner.params)
-    iterate = jax_ppo.compile_chunk(env, config, 1)
+    iterate = update.compile_chunk(env, config, 1)
     after, figures = iterate(runner)
     for before, now in zip(runner.params.policy, after.params.policy, strict=True):
         assert np.array_equal(np.asarray(before.weight), np.asarray(now.weight))
@@ -308,8 +310,8 @@ def test_the_critic_warmup_freezes_the_policy_and_the_pull_to_the_start_runs():
 def test_the_players_posterior_layout_trains():
     """``belief_features: players``: the learner's reading of the other players kept per slot."""
     config = parse_config({**TINY, "belief_features": "players", "game": {"num_players": 4}})
-    env = jax_ppo.build_env(config)
-    runner = jax_ppo.start_runner(config, env, np.ones(1))
+    env = jax_trainer.build_env(config)
+    runner = jax_trainer.start_runner(config, env, np.ones(1))
     assert runner.obs.shape == (16, LAYOUTS[ENV_VERSION]["players"].size)
-    runner, figures = jax_ppo.compile_chunk(env, config, 1)(runner)
+    runner, figures = update.compile_chunk(env, config, 1)(runner)
     assert np.isfinite(figures["value_loss"][0]) and bool(jnp.all(runner.mask.any(1)))

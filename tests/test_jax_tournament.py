@@ -32,7 +32,6 @@ import pytest
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
-from ckc_env.training import evaluate  # noqa: E402
 from cli_helpers import refused  # noqa: E402
 
 from ckc_env import batch  # noqa: E402
@@ -44,6 +43,7 @@ from ckc_env.config import GameConfig  # noqa: E402
 from ckc_env.engine.actions import FORCED_ACCUSATION, WINDOW  # noqa: E402
 from ckc_env.engine.chance import key_of  # noqa: E402
 from ckc_env.evaluation import tournament  # noqa: E402
+from ckc_env.evaluation.commands import evaluate  # noqa: E402
 from ckc_env.evaluation.seating import seatings  # noqa: E402
 from ckc_env.evaluation.tournament import run_tournament  # noqa: E402
 from ckc_env.jax import tournament as jt  # noqa: E402

@@ -69,13 +69,19 @@ def test_a_link_named_like_the_lock_is_refused(tmp_path):
 # ---------------------------------------------------------------------------------------------- two commands, one run folder
 pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 
-from ckc_env.training import best_response, run_folder, train  # noqa: E402
 from test_run_folder import SMALL, contents  # noqa: E402
+
+from ckc_env.training.commands import (  # noqa: E402
+    best_response,
+    train,
+)
+from ckc_env.training.run import folder as run_folder  # noqa: E402
 
 PAUSED = """
 import sys, time
 from pathlib import Path
-from ckc_env.training import train
+from ckc_env.training.commands import checks, train
+from ckc_env.training.trainers.sb3 import trainer as sb3
 
 real_train = train.train
 
@@ -178,7 +184,7 @@ def test_a_best_response_on_a_held_folder_is_refused(small_run, capsys):
 
 
 def test_a_pipeline_on_a_held_folder_is_refused(tmp_path, capsys):
-    from ckc_env.training import pipeline
+    from ckc_env.training.commands import pipeline
 
     folder = tmp_path / "pipeline"
     folder.mkdir()
@@ -205,7 +211,8 @@ def fsync(fd):  # the new bytes are in the temporary file, not yet renamed over 
 
 
 os.fsync = fsync
-from ckc_env.training import train
+from ckc_env.training.commands import checks, train
+from ckc_env.training.trainers.sb3 import trainer as sb3
 
 train.main(["--resume", sys.argv[1], "--total-timesteps", "320", "--no-progress"])
 """

@@ -529,10 +529,9 @@ def test_ismcts_parameters_are_checked_when_the_spec_is_validated(openspiel, cap
     AssertionError or a TypeError in play, or a run without end)."""
     import time
 
-    from ckc_env.training import evaluate
-
     from ckc_env import players
     from ckc_env.agents import REGISTRY
+    from ckc_env.evaluation.commands import evaluate
     from ckc_env.evaluation.tournament import run_tournament
 
     openspiel.register_agents()

@@ -18,10 +18,10 @@ import os
 from pathlib import Path
 
 import pytest
-from ckc_env.training import evaluate
 from cli_helpers import refused
 from rich.console import Console
 
+from ckc_env.evaluation.commands import evaluate
 from ckc_env.files import InputError, atomic_output, check_output, write_atomic
 from ckc_env.terminal import play
 
@@ -88,7 +88,7 @@ def test_a_tournaments_files_and_plot_over_links_replace_the_links(tmp_path):
 def test_a_ladder_and_ckc_plot_over_links_replace_the_links(tmp_path):
     pytest.importorskip("openskill")
     pytest.importorskip("matplotlib")
-    from ckc_env.training import ladder, plots
+    from ckc_env.evaluation.commands import ladder, plot
 
     links = [planted(tmp_path, name) for name in ("rated_3p.json", "ladder.png")]
     argv = ["random", "passive", "eager", "--tables", "2", "--games-per-table", "6", "--held-out", "1"]
@@ -96,7 +96,7 @@ def test_a_ladder_and_ckc_plot_over_links_replace_the_links(tmp_path):
     for link, target in links:
         replaced(link, target)
     link, target = planted(tmp_path, "again.png")
-    plots.main(["run", str(Path(__file__).resolve().parents[1] / "checkpoints/ppo_5p_distilled"), "--out", str(link)])
+    plot.main(["run", str(Path(__file__).resolve().parents[1] / "checkpoints/ppo_5p_distilled"), "--out", str(link)])
     replaced(link, target)
 
 
@@ -146,13 +146,14 @@ def test_ckc_evaluate_refuses_a_bad_output_before_a_game(tmp_path, capsys, monke
 
 def test_ckc_ladder_and_ckc_plot_refuse_a_bad_output_before_any_work(tmp_path, capsys, monkeypatch):
     pytest.importorskip("matplotlib")
-    from ckc_env.training import ladder, plots
+    from ckc_env.evaluation import plots
+    from ckc_env.evaluation.commands import ladder, plot
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(ladder, "rated_ladder", lambda *a, **k: pytest.fail("a ladder was played"))
     refused(capsys, lambda: ladder.main(["random", "passive", "eager", "--plot", "x.txt"]), "--plot", "must end in")
     monkeypatch.setattr(plots, "read_json", lambda *a, **k: pytest.fail("a file was read"))
-    refused(capsys, lambda: plots.main(["results", "a.json", "--out", "x.txt"]), "--out", "must end in")
+    refused(capsys, lambda: plot.main(["results", "a.json", "--out", "x.txt"]), "--out", "must end in")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -179,7 +180,7 @@ def test_a_writer_that_fails_leaves_the_old_file_and_no_temporary_file(tmp_path)
         raise RuntimeError("the encoder died")
     assert old.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["result.json"]
     pytest.importorskip("matplotlib")
-    from ckc_env.training import plots
+    from ckc_env.evaluation import plots
 
     picture = tmp_path / "plot.png"
     picture.write_bytes(b"old picture")

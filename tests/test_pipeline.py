@@ -14,7 +14,7 @@ from cli_helpers import refused as exits_with_2
 
 pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 
-from ckc_env.training import pipeline, train
+from ckc_env.training.commands import pipeline, train
 from ckc_env.training.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,7 +155,15 @@ def test_a_pipeline_runs_in_order_skips_what_is_done_and_resumes_the_rest(tmp_pa
 def test_plan_prints_every_stage_and_runs_nothing(tmp_path):
     """The console entry point (a process of its own) on the shipped pipeline, --plan: five new stages."""
     done = subprocess.run(
-        [sys.executable, "-m", "ckc_env.training.pipeline", "strongest", "--run-dir", str(tmp_path / "s"), "--plan"],
+        [
+            sys.executable,
+            "-m",
+            "ckc_env.training.commands.pipeline",
+            "strongest",
+            "--run-dir",
+            str(tmp_path / "s"),
+            "--plan",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("matplotlib", reason="plots need the plot extra")
 
-from ckc_env.training import evaluate, plots
-
+from ckc_env.evaluation import plots
+from ckc_env.evaluation.commands import evaluate, plot
 from ckc_env.evaluation.tournament import round_robin, run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +32,7 @@ def test_win_rates_of_a_lineup_and_of_a_round_robin():
 
 def test_ckc_plot_draws_results_and_runs(tmp_path, capsys):
     out = tmp_path / "ladder.png"
-    plots.main(
+    plot.main(
         [
             "results",
             str(ROOT / "docs/results/ladder_3p.json"),
@@ -57,15 +57,15 @@ def test_ckc_plot_draws_results_and_runs(tmp_path, capsys):
     curve = tmp_path / "curve.svg"
     reference = tmp_path / "passive.json"
     reference.write_text(json.dumps(run_tournament(["passive", "random", "random", "random"], 4, workers=1).to_json()))
-    plots.main(["run", str(run), "--out", str(curve), "--reference", str(reference)])
+    plot.main(["run", str(run), "--out", str(curve), "--reference", str(reference)])
     assert curve.read_text().lstrip().startswith("<?xml")
     assert "wrote" in capsys.readouterr().out
-    plots.main(["run", str(run), "--out", str(curve), "--wall-time"])  # by steps and by minutes, side by side
+    plot.main(["run", str(run), "--out", str(curve), "--wall-time"])  # by steps and by minutes, side by side
     assert "wall-clock minutes" in curve.read_text() and "learner steps" in curve.read_text()
     for entry, rate in zip(history, (0.21, 0.28, 0.4), strict=True):  # eval.held_out: a dashed curve beside
         entry["held_out"] = {"table": "vs_random", "win_rate": rate, "games": 100}
     (run / "evaluations.json").write_text(json.dumps(history))
-    plots.main(["run", str(run), "--out", str(curve)])
+    plot.main(["run", str(run), "--out", str(curve)])
     assert "vs_random, held-out deals (100 games each)" in curve.read_text()
 
 
@@ -78,7 +78,7 @@ def test_ckc_plot_draws_results_and_runs(tmp_path, capsys):
 )
 def test_ckc_plot_bad_input(argv, message, capsys):
     with pytest.raises(SystemExit) as info:
-        plots.main(argv)
+        plot.main(argv)
     assert info.value.code == 2 and message in capsys.readouterr().err
 
 

@@ -161,7 +161,7 @@ def test_worker_processes_play_what_in_process_shards_play():
 
 
 def test_pfsp_weights_favour_the_members_the_learner_beats_least():
-    from ckc_env.training.population import member_weights
+    from ckc_env.training.league.population import member_weights
 
     rates = np.array([0.0, 0.2, 0.5, 0.9, 1.0])
     weights = member_weights(rates, "pfsp", power=2, floor=0.05)
@@ -199,7 +199,7 @@ def test_a_population_self_play_run_snapshots_records_and_resumes(tmp_path):
     import json
 
     pytest.importorskip("sb3_contrib")
-    from ckc_env.training import train
+    from ckc_env.training.commands import train
 
     config = tmp_path / "population.yaml"
     config.write_text(

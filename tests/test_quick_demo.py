@@ -10,9 +10,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 
-from ckc_env.training import train
-
 from ckc_env.evaluation.paired import compare
+from ckc_env.training.commands import train
 
 
 @pytest.mark.slow

@@ -8,9 +8,8 @@ import pytest
 from cli_helpers import refused
 
 pytest.importorskip("openskill", reason="the rated ladder needs the rating extra")
-from ckc_env.training import ladder
-
 from ckc_env.evaluation import rating
+from ckc_env.evaluation.commands import ladder
 from ckc_env.evaluation.results import TournamentResult
 
 

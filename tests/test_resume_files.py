@@ -14,9 +14,11 @@ from cli_helpers import refused
 
 pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 
-from ckc_env.training import best_response, run_folder, train
-from ckc_env.training.config import TrainConfig, parse_config
 from test_run_folder import contents
+
+from ckc_env.training.commands import best_response, train
+from ckc_env.training.config import TrainConfig, parse_config
+from ckc_env.training.run import folder as run_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,10 +49,11 @@ JAX_RUN = {
 
 def state_file(path: Path, tensors: dict[str, np.ndarray], steps: str = "64", header: dict | str | None = None) -> None:
     """A safetensors train state (written by hand: the checks read the bytes, nothing more)."""
-    from ckc_env.training import jax_ppo
     from safetensors.numpy import save
 
-    data = save(tensors, metadata={"format": jax_ppo.STATE_FORMAT, "num_timesteps": steps})
+    from ckc_env.training.trainers.jax import state as jax_state
+
+    data = save(tensors, metadata={"format": jax_state.STATE_FORMAT, "num_timesteps": steps})
     if header is not None:  # another header in front of the same tensors
         raw = (header if isinstance(header, str) else json.dumps(header)).encode()
         size = struct.unpack("<Q", data[:8])[0]
@@ -62,15 +65,15 @@ def state_file(path: Path, tensors: dict[str, np.ndarray], steps: str = "64", he
 def jax_run(tmp_path):
     pytest.importorskip("jax")
     pytest.importorskip("optax")
-    from ckc_env.training import jax_ppo
+    from ckc_env.training.trainers.jax import state as jax_state
 
     config = parse_config(JAX_RUN)
     run = make_run(tmp_path / "run", config)
     (run / "evaluations.json").write_text("[]")
-    expected = jax_ppo.expected_state(config)
+    expected = jax_state.expected_state(config)
     tensors = {name: np.zeros(shape, dtype) for name, (shape, dtype) in expected.items()}
-    state_file(run / jax_ppo.STATE_FILE, tensors)
-    assert jax_ppo.check_state(run / jax_ppo.STATE_FILE, config) == 64  # a whole one passes
+    state_file(run / jax_state.STATE_FILE, tensors)
+    assert jax_state.check_state(run / jax_state.STATE_FILE, config) == 64  # a whole one passes
     return run, tensors
 
 
@@ -90,12 +93,13 @@ WEIGHTS = "['params'].policy[0].weight"
     ids=["NaN weights", "key shape", "key dtype", "no key", "extra tensor", "weights shape"],
 )
 def test_a_tampered_train_state_is_refused_before_anything_is_compiled(jax_run, capsys, monkeypatch, tamper, words):
-    from ckc_env.training import jax_ppo
+    from ckc_env.training.trainers.jax import state as jax_state
+    from ckc_env.training.trainers.jax import trainer as jax_trainer
 
     run, tensors = jax_run
     tamper(tensors)
-    state_file(run / jax_ppo.STATE_FILE, tensors)
-    monkeypatch.setattr(jax_ppo, "build_env", lambda *a, **k: pytest.fail("compiled before the check"))
+    state_file(run / jax_state.STATE_FILE, tensors)
+    monkeypatch.setattr(jax_trainer, "build_env", lambda *a, **k: pytest.fail("compiled before the check"))
     before = contents(run)
     refused(capsys, lambda: train.main(["--resume", str(run), "--no-progress"]), "JAX train state", *words)
     assert contents(run) == before
@@ -117,10 +121,10 @@ def test_a_tampered_train_state_is_refused_before_anything_is_compiled(jax_run, 
     ids=["negative steps", "huge steps", "deep header", "other format", "huge header length", "empty"],
 )
 def test_a_train_state_that_is_not_one_is_refused_by_name(jax_run, capsys, write, words):
-    from ckc_env.training import jax_ppo
+    from ckc_env.training.trainers.jax import state as jax_state
 
     run, tensors = jax_run
-    write(run / jax_ppo.STATE_FILE, tensors)
+    write(run / jax_state.STATE_FILE, tensors)
     before = contents(run)
     refused(capsys, lambda: train.main(["--resume", str(run), "--no-progress"]), *words)
     assert contents(run) == before

@@ -100,7 +100,7 @@ def test_bad_env_config_names_the_accepted_values():
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory) -> Path:
     """ckc-rllib-train's smoke config: one iteration, then --resume to a second."""
-    from ckc_env.training import rllib_train
+    from ckc_env.training.commands import rllib as rllib_train
 
     run = tmp_path_factory.mktemp("rllib") / "run"
     rllib_train.main(["smoke", "--run-dir", str(run)])

@@ -4,10 +4,10 @@ without ray, so these run in every install."""
 from __future__ import annotations
 
 import pytest
-from ckc_env.training.rllib_config import load_config, parse_config
 
 from ckc_env import configs, players
 from ckc_env.players import loading, specs
+from ckc_env.training.config.rllib import load_config, parse_config
 
 
 # ---------------------------------------------------------------------------------------- configs

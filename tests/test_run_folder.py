@@ -29,12 +29,16 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 
-from ckc_env.training import evaluations, run_folder, train
 from cli_helpers import refused
 from test_hostile_files import overflowing_agent
 from test_trust import TRAIN, hostile_zip
 
 from ckc_env.files import InputError, remove_file, write_atomic
+from ckc_env.training.commands import train
+from ckc_env.training.config import TrainConfig, load_config
+from ckc_env.training.evaluation import evaluations
+from ckc_env.training.run import folder as run_folder
+from ckc_env.training.trainers.sb3 import trainer as sb3
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINTS = ROOT / "checkpoints"
@@ -83,8 +87,8 @@ def small_run(tmp_path) -> Path:
 def test_a_new_run_has_a_marker_naming_its_trainer_and_config(small_run):
     marker = json.loads((small_run / "run.json").read_text())
     assert marker["format"] == run_folder.FORMAT and marker["trainer"] == "ckc-train"
-    config = train.load_config(small_run / "config.yaml")
-    assert marker["config_sha256"] == run_folder.config_digest(config.to_dict(), train.TrainConfig().to_dict())
+    config = load_config(small_run / "config.yaml")
+    assert marker["config_sha256"] == run_folder.config_digest(config.to_dict(), TrainConfig().to_dict())
 
 
 @pytest.mark.parametrize("name", SHIPPED_RUNS)
@@ -93,8 +97,8 @@ def test_every_shipped_run_folder_has_a_marker_that_fits_its_config(name):
     checks of the model (and refuses the folders without a zip for what they lack)."""
     folder = CHECKPOINTS / name
     marker = run_folder.read_marker(folder, "--resume", train.TRAINER)
-    config = train.load_config(folder / "config.yaml")
-    run_folder.check_config(folder, marker, config.to_dict(), train.TrainConfig().to_dict())
+    config = load_config(folder / "config.yaml")
+    run_folder.check_config(folder, marker, config.to_dict(), TrainConfig().to_dict())
 
 
 def test_a_folder_without_a_marker_is_not_a_run_folder(tmp_path, capsys):
@@ -179,8 +183,8 @@ def test_resume_never_writes_evaluations_past_its_zip(small_run, capsys):
 
 
 def test_resume_refuses_a_zip_with_an_impossible_step_count(small_run, capsys):
-    settings = train.load_config(small_run / "config.yaml")
-    model = train.build_model(settings, train.make_env_fn(settings, 0, None)())
+    settings = load_config(small_run / "config.yaml")
+    model = sb3.build_model(settings, sb3.single_env(settings, 0, None)())
     model.num_timesteps = 10**400
     model.save(small_run / "final_model.zip")
     refused_unchanged(
@@ -271,7 +275,7 @@ def test_force_replaces_a_run_once_the_new_one_has_started(small_run, tmp_path):
     (small_run / "extra_notes.txt").write_text("from the old run")
     train.main([str(config), "--run-dir", str(small_run), "--force", "--no-progress"])
     assert not (small_run / "extra_notes.txt").exists() and not small_run.with_name("run.previous").exists()
-    assert train.load_config(small_run / "config.yaml").seed == 7
+    assert load_config(small_run / "config.yaml").seed == 7
 
 
 def test_a_replacing_run_that_fails_before_it_starts_puts_the_old_run_back(small_run, tmp_path, monkeypatch, capsys):
@@ -401,7 +405,8 @@ def fsync(fd):  # the new bytes are in the temporary file, not yet renamed over 
 
 
 os.fsync = fsync
-from ckc_env.training import train
+from ckc_env.training.commands import checks, train
+from ckc_env.training.trainers.sb3 import trainer as sb3
 
 train.main(["--resume", sys.argv[1], "--total-timesteps", "320", "--no-progress"])
 """

@@ -123,16 +123,17 @@ def test_a_state_critic_run_starts_as_its_file_and_exports_a_plain_agent_file(tm
     observation critic; the exported agent file reads the plain observation: its logits are the
     policy's, its value the observation critic's, whatever the state says."""
     import torch
-    from ckc_env.training import train
-    from ckc_env.training.finetune import init_from
-    from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
 
     from ckc_env.players import agent_file
+    from ckc_env.training.envs import make_vector_env
+    from ckc_env.training.imitation.finetune import init_from
+    from ckc_env.training.trainers.sb3 import trainer as sb3
+    from ckc_env.training.trainers.sb3.vec_env import SB3VecEnv
 
     start = ROOT / "checkpoints" / "ppo_all_counts_mixed_34p"
     config = config_for(start)
     env = SB3VecEnv(make_vector_env(config))
-    model = train.build_model(config, env)
+    model = sb3.build_model(config, env)
     init_from(model, start, config)
     size = LAYOUTS[ENV_VERSION]["players"].size
     observations = np.concatenate(play(env.env, 6))
@@ -151,7 +152,7 @@ def test_a_state_critic_run_starts_as_its_file_and_exports_a_plain_agent_file(tm
     state_inputs = policy.mlp_extractor.value_net[0].weight[:, size:]
     assert state_inputs.shape[1] == CRITIC_STATE.size and state_inputs.abs().sum() > 0  # the critic reads the state
     assert policy.mlp_extractor.policy_net[0].weight.shape[1] == size  # the policy cannot
-    card_path = train.save_model(model, tmp_path / "exported", config)
+    card_path = sb3.save_model(model, tmp_path / "exported", config)
     card = agent_file.read_card(card_path)
     assert card.layout.size == size and card.belief_features == "players"
     exported = agent_file.load_agent(card_path)

@@ -111,9 +111,10 @@ def test_refusals_name_the_problem(rllib_checkpoint):
 def test_maskable_ppo_trains_on_it_through_the_sb3_adapter():
     pytest.importorskip("sb3_contrib")
     import torch
-    from ckc_env.training.vec_env import SB3VecEnv
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
+
+    from ckc_env.training.trainers.sb3.vec_env import SB3VecEnv
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -12,10 +12,17 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ckc_env.training import evaluate, pipeline, rllib_config, train  # noqa: E402
-from ckc_env.training.config import PPO_RANGES, _ppo_arguments, load_config, parse_config  # noqa: E402
-
 from ckc_env import GameConfig  # noqa: E402
+from ckc_env.evaluation.commands import evaluate  # noqa: E402
+from ckc_env.training.commands import (  # noqa: E402
+    pipeline,
+    train,
+)
+from ckc_env.training.config import load_config, parse_config  # noqa: E402
+from ckc_env.training.config import rllib as rllib_config  # noqa: E402
+from ckc_env.training.config.learner import PPO  # noqa: E402
+from ckc_env.training.run import folder as run_folder  # noqa: E402
+from ckc_env.training.trainers.sb3 import trainer as sb3  # noqa: E402
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("*.yaml")), ids=lambda p: str(p.relative_to(ROOT)))
@@ -85,17 +92,22 @@ def test_bad_configs_are_rejected_naming_the_key(data, words):
 
 
 def test_every_ppo_argument_a_config_may_set_has_a_range():
-    """PPO_RANGES covers MaskablePPO's signature: a new SB3 argument is not let through unchecked."""
-    assert set(PPO_RANGES) == set(_ppo_arguments())
-    good = parse_config({"ppo": {"target_kl": None, "clip_range_vf": 0.2, "gamma": 1, "gae_lambda": 0}})
-    assert good.ppo == {"target_kl": None, "clip_range_vf": 0.2, "gamma": 1, "gae_lambda": 0}
+    """The schema's PPO section covers MaskablePPO's signature: a new SB3 argument is not let through unchecked."""
+    import inspect
+
+    from sb3_contrib import MaskablePPO
+
+    classes, kept = ("rollout_buffer_class", "rollout_buffer_kwargs"), ("self", "policy", "env", "seed")
+    excluded = (*kept, "tensorboard_log", "verbose", "device", "_init_setup_model", "policy_kwargs", *classes)
+    arguments = [p for p in inspect.signature(MaskablePPO.__init__).parameters if p not in excluded]
+    assert set(PPO.model_fields) == set(arguments)
 
 
 def test_a_new_run_never_overwrites_a_run_folder(tmp_path):
     """--run-dir holding a run is refused (naming --resume and --force); the default name moves on
     to the next free one; --force replaces a run folder (one with its marker), and only a run folder,
     and changes nothing on disk until the new run begins."""
-    from ckc_env.training import run_folder
+    from ckc_env.training.run import folder as run_folder
 
     def plan(given, default, force):
         return run_folder.plan_new(given, default, force, train.TRAINER)
@@ -199,15 +211,15 @@ def restored_and_loaded(path, config):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    env = DummyVecEnv([train.make_env_fn(config, 0, path.parent / "snapshots")])
-    ours = train.build_model(config, env)
-    train.restore(ours, path)
+    env = DummyVecEnv([sb3.single_env(config, 0, path.parent / "snapshots")])
+    ours = sb3.build_model(config, env)
+    sb3.restore(ours, path)
     theirs = MaskablePPO.load(path, env=env, device="cpu")
     for name, tensor in theirs.policy.state_dict().items():
         assert torch.equal(ours.policy.state_dict()[name], tensor), name
-    mine, sb3 = ours.policy.optimizer.state_dict(), theirs.policy.optimizer.state_dict()
-    assert mine["param_groups"] == sb3["param_groups"]
-    for key, state in sb3["state"].items():
+    mine, reference = ours.policy.optimizer.state_dict(), theirs.policy.optimizer.state_dict()
+    assert mine["param_groups"] == reference["param_groups"]
+    for key, state in reference["state"].items():
         for name, value in state.items():
             assert torch.equal(torch.as_tensor(mine["state"][key][name]), torch.as_tensor(value)), (key, name)
     for counter in ("num_timesteps", "_n_updates", "_episode_num"):
@@ -234,10 +246,10 @@ def test_behaviour_cloning_learns_the_teachers_accusations(tmp_path):
     the accusations (a policy that always passes would score about 0 on those)."""
     import numpy as np
     import torch
-    from ckc_env.training.imitation import accuracy, collect, pretrain
     from sb3_contrib import MaskablePPO
 
     from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
+    from ckc_env.training.imitation.cloning import accuracy, collect, pretrain
 
     env = CheckpointCharlieSingleAgent(opponents="bayes_v1", num_players=5, belief_features=True)
     data = collect(env, "eager", decisions=3000, gamma=0.99, seed=1)
@@ -474,9 +486,9 @@ def test_a_critic_warmup_trains_the_critic_alone_and_a_resume_keeps_the_start(tm
 def restored_weights(path, config):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    env = DummyVecEnv([train.make_env_fn(config, 0, path.parent / "snapshots")])
-    model = train.build_model(config, env)
-    train.restore(model, path)
+    env = DummyVecEnv([sb3.single_env(config, 0, path.parent / "snapshots")])
+    model = sb3.build_model(config, env)
+    sb3.restore(model, path)
     env.close()
     return model.policy.state_dict()
 
@@ -484,12 +496,13 @@ def restored_weights(path, config):
 def test_the_pull_towards_the_start_brings_the_policy_back(tmp_path):
     """finetune.kl_to_start: a pass over a rollout lowers the policy's divergence from its start."""
     import torch
-    from ckc_env.training.finetune import _frozen_copy
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from ckc_env.training.imitation.finetune import _frozen_copy
+
     config = parse_config(yaml.safe_load(TINY) | {"finetune": {"kl_to_start": 5.0}})
-    env = DummyVecEnv([train.make_env_fn(config, 0, tmp_path)])
-    model = train.build_model(config, env)
+    env = DummyVecEnv([sb3.single_env(config, 0, tmp_path)])
+    model = sb3.build_model(config, env)
     model.learn(total_timesteps=128)  # a rollout in the buffer
     model.start_policy = _frozen_copy(model.policy)
     with torch.no_grad():  # move the policy away from its start
@@ -561,7 +574,7 @@ def test_the_per_count_search_of_bayes_v2s_parameters_records_its_log_and_check(
     and the pick is checked on other deals."""
     import json
 
-    from ckc_env.training import tune_by_count
+    from ckc_env.training.commands import tune_by_count
 
     out = tmp_path / "tune.json"
     tune_by_count.main(["--players", "3", "--games", "6", "--check-games", "6", "--out", str(out)])
@@ -578,8 +591,10 @@ def test_the_critic_fit_moves_the_value_head_alone(tmp_path):
     """finetune.critic_fit: the start policy's own games regress the critic; the action head is left
     as it was, and the held-out explained variance rises from the start's."""
     import torch
-    from ckc_env.training.finetune import critic_parameters, fit_critic
-    from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
+
+    from ckc_env.training.envs import make_vector_env
+    from ckc_env.training.imitation.finetune import critic_parameters, fit_critic
+    from ckc_env.training.trainers.sb3.vec_env import SB3VecEnv
 
     start = ROOT / "checkpoints" / "ppo_5p_vector"
     tiny = {k: v for k, v in yaml.safe_load(TINY).items() if k != "pretrain"}
@@ -596,8 +611,8 @@ def test_the_critic_fit_moves_the_value_head_alone(tmp_path):
         }
     )
     env = SB3VecEnv(make_vector_env(config))
-    model = train.build_model(config, env)
-    from ckc_env.training.finetune import init_from
+    model = sb3.build_model(config, env)
+    from ckc_env.training.imitation.finetune import init_from
 
     init_from(model, start, config)
     critic = {id(p) for p in critic_parameters(model.policy)}
@@ -618,11 +633,12 @@ def test_init_from_extends_a_players_file_to_the_second_order_layout():
     positions; a layout that does not extend the file's is refused."""
     import numpy as np
     import torch
-    from ckc_env.training.finetune import check_init_from, init_from
-    from ckc_env.training.vec_env import SB3VecEnv, make_vector_env
 
     from ckc_env.files import InputError
     from ckc_env.players import agent_file
+    from ckc_env.training.envs import make_vector_env
+    from ckc_env.training.imitation.finetune import check_init_from, init_from
+    from ckc_env.training.trainers.sb3.vec_env import SB3VecEnv
 
     start = ROOT / "checkpoints" / "ppo_all_counts"
     tiny = {k: v for k, v in yaml.safe_load(TINY).items() if k != "pretrain"}
@@ -639,7 +655,7 @@ def test_init_from_extends_a_players_file_to_the_second_order_layout():
         }
     )
     env = SB3VecEnv(make_vector_env(config))
-    model = train.build_model(config, env)
+    model = sb3.build_model(config, env)
     init_from(model, start, config)
     observations = env.reset()
     for _ in range(6):  # positions where the second-order reading has read something
@@ -673,11 +689,11 @@ def test_a_fine_tuned_card_lists_its_starts_player_counts_too(tmp_path):
     tiny = {k: v for k, v in yaml.safe_load(TINY).items() if k != "pretrain"}
     start = ROOT / "checkpoints" / "ppo_all_counts"  # trained at 3, 4 and 5 players
     config = parse_config(tiny | {"game": {"num_players": [4, 5]}, "init_from": str(start)})
-    assert train.trained_counts(config) == [3, 4, 5]
-    assert train.trained_counts(parse_config(tiny | {"game": {"num_players": [4, 5]}})) == [4, 5]
+    assert run_folder.trained_counts(config) == [3, 4, 5]
+    assert run_folder.trained_counts(parse_config(tiny | {"game": {"num_players": [4, 5]}})) == [4, 5]
 
     moved = tmp_path / "start"
     shutil.copytree(start, moved, ignore=shutil.ignore_patterns("tensorboard"))
     config = parse_config(tiny | {"game": {"num_players": [4]}, "init_from": str(moved)})
     shutil.rmtree(moved)
-    assert train.trained_counts(config) == [4]
+    assert run_folder.trained_counts(config) == [4]

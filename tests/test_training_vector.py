@@ -11,11 +11,10 @@ import yaml
 
 pytest.importorskip("sb3_contrib")
 
-from ckc_env.training.config import load_config, parse_config
-from ckc_env.training.vec_env import collect_batched
-
 from ckc_env import configs
 from ckc_env.envs.vector import CheckpointCharlieVectorEnv
+from ckc_env.training.config import load_config, parse_config
+from ckc_env.training.imitation.cloning import collect_batched
 
 
 def test_the_vector_section_is_validated():
@@ -61,7 +60,7 @@ def test_the_teacher_plays_every_slot_and_returns_are_discounted():
     [(1, ""), (2, ""), (2, "duplicate: eager\nfinetune: {critic_fit: 300, critic_fit_epochs: 1}\n")],
 )
 def test_ckc_train_runs_on_the_vector_path(tmp_path, workers, duplicate):
-    from ckc_env.training import train
+    from ckc_env.training.commands import train
 
     config = tmp_path / "vector.yaml"
     config.write_text(

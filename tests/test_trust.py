@@ -17,19 +17,22 @@ pytest.importorskip("sb3_contrib", reason="the zips are made with the train extr
 
 import cloudpickle
 import torch
-from ckc_env.training import evaluate, export, train
-from ckc_env.training.imitation import collect
-from ckc_env.training.self_play import SnapshotOpponent
 from test_policy import untrained
 
 from ckc_env import players
 from ckc_env.config import GameConfig
 from ckc_env.envs.single_agent import CheckpointCharlieSingleAgent
+from ckc_env.evaluation.commands import evaluate
 from ckc_env.evaluation.tournament import round_robin, run_tournament
 from ckc_env.observation import OBSERVATION
 from ckc_env.players import agent_file, loading
 from ckc_env.players.policy import PolicyAgent
 from ckc_env.terminal import play
+from ckc_env.training.commands import export, train
+from ckc_env.training.config import load_config
+from ckc_env.training.imitation.cloning import collect
+from ckc_env.training.league.self_play import SnapshotOpponent
+from ckc_env.training.trainers.sb3 import trainer as sb3
 
 REFUSED = r"refusing to load .*evil\.zip without trust: .*cloudpickle.*stable-baselines3 issue 2281.*ckc-export"
 
@@ -190,8 +193,8 @@ def test_resume_never_unpickles_the_runs_zip(tmp_path, marker, capsys):
     config.write_text(TRAIN.format(opponents="[random]", tables="{vs_random: [random]}"))
     run = tmp_path / "run"
     train.main([str(config), "--run-dir", str(run), "--total-timesteps", "64", "--no-progress"])
-    settings = train.load_config(run / "config.yaml")
-    model = train.build_model(settings, train.make_env_fn(settings, 0, None)())
+    settings = load_config(run / "config.yaml")
+    model = sb3.build_model(settings, sb3.single_env(settings, 0, None)())
     model.num_timesteps = 64
     final = hostile_zip(run / "final_model.zip", marker, model=model)
     (run / "latest_model.zip").unlink()

@@ -264,11 +264,12 @@ def one_torch_thread():
 
 def test_maskable_ppo_learns_on_the_sb3_vec_env(one_torch_thread):
     pytest.importorskip("sb3_contrib")
-    from ckc_env.training.vec_env import SB3VecEnv
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import VecMonitor
+
+    from ckc_env.training.trainers.sb3.vec_env import SB3VecEnv
 
     venv = VecMonitor(SB3VecEnv(CheckpointCharlieVectorEnv(32, opponents="random", reward="margin")))
     venv.seed(0)

@@ -1,12 +1,16 @@
-"""Training and evaluation tools, installed as ``ckc_env.training`` (this folder).
+"""Training tools, installed as ``ckc_env.training`` (this folder), by role:
 
-| module | command | what |
-|---|---|---|
-| ``evaluate`` | ``ckc-evaluate`` | seeded, seat-rotated tournaments and round robins |
-| ``train`` | ``ckc-train`` | MaskablePPO from a YAML config, with evaluations and a run folder |
-| ``plots`` | ``ckc-plot`` | win rates with their intervals, training curves (matplotlib: the ``plot`` extra) |
-| ``config`` | | the typed, validated training config |
-| ``imitation`` | | behaviour cloning from a teacher before PPO |
-| ``self_play`` | | frozen snapshots of the learner as opponents |
-| ``tune_bayes`` | | the parameter search behind bayes_v1 |
+| folder | holds |
+|---|---|
+| ``commands/`` | ``ckc-train``, ``ckc-train-pipeline``, ``ckc-best-response``, ``ckc-export``, ``ckc-rllib-train``, and the checks they make first |
+| ``config/`` | the configs' schema, declared once (pydantic), what each engine trains, the size limits, the reference page (docs/config.md) |
+| ``run/`` | the run folder: its marker, its one writer, ``--force`` and ``--resume``, what a run records |
+| ``trainers/`` | the trainer interface and the run every trainer goes through (``base``); ``sb3``, ``jax`` and ``rllib`` |
+| ``envs.py`` | the environments a config describes |
+| ``evaluation/`` | a run's evaluations, the history and the best model |
+| ``league/`` | self-play snapshots and a population drawn by prioritised fictitious self-play |
+| ``imitation/`` | behaviour cloning and fine-tuning a cloned or loaded policy |
+
+The evaluation commands (``ckc-evaluate``, ``ckc-ladder``, ``ckc-plot``) stand with evaluation, in
+``ckc_env.evaluation.commands``: they need no training extra.
 """

@@ -2,7 +2,7 @@
 
 bayes_v1's rule (which bayes_v2 follows) compares the best target's expected chip with a fixed bar
 that stands for what waiting is worth; its parameters hold at a local optimum at 3 and 4 players
-as at 5 (training/tune_by_count.py). What waiting is worth depends on the position, though: how
+as at 5 (training/commands/tune_by_count.py). What waiting is worth depends on the position, though: how
 many cards are left, who else is likely to take the target first, the score. A rollout player
 estimates it instead (perfect-information Monte Carlo over sampled worlds):
 

@@ -113,7 +113,7 @@ with beliefs), so a policy trained on an older layout is given its observations 
 
 For an asymmetric critic on the batched engine, `CheckpointCharlieVectorEnv(critic_state=True)`
 appends the hidden pieces to each learner's observation with seats relative to the learner, as the
-observation orders them ({CRITIC_STATE_SIZE} numbers after the observation's; training/state_critic.py
+observation orders them ({CRITIC_STATE_SIZE} numbers after the observation's; training/trainers/sb3/state_critic.py
 trains a policy that never reads them):
 
 {CRITIC_STATE_TABLE}

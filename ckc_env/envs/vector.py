@@ -6,7 +6,7 @@ slot's learner holds one seat; the other seats are played inside ``step()`` by b
 every player deciding for all the games where it is to act in one call. The rewards and episodes
 are the single-agent view's (the same reward schemes, the same illegal-action rule), and
 ``action_masks()`` gives the learner's legal actions for MaskablePPO. Stable-baselines3 takes it
-through ``ckc_env.training.vec_env.SB3VecEnv``.
+through ``ckc_env.training.trainers.sb3.vec_env.SB3VecEnv``.
 
 | | |
 |---|---|
@@ -62,7 +62,7 @@ finished game's ``final_info["baseline"]`` holds the reference's return; ``point
 the game seen from the learner's seat (``ckc_env.observation.CRITIC_STATE``, 189 numbers: every
 seat's clue, the bag's faces, the chief, the deck's cats, every seat's chip values and points), for
 an asymmetric actor-critic: a value network may read them, a policy must read only the first
-``layout.size`` numbers (``training/state_critic.py`` builds such a policy; its exported agent file
+``layout.size`` numbers (``training/trainers/sb3/state_critic.py`` builds such a policy; its exported agent file
 reads the plain observation). Off by default: an observation never holds them otherwise.
 
 Infos: ``seat`` and ``num_players`` (num_envs,) of the game each slot now plays; with a population

@@ -8,7 +8,7 @@
         --labels "CPU, SB3" "H200, JAX" --fair 0.2 --out docs/scratch_device.png   # runs side by side
     ckc-evaluate --lineup ... --plot lineup.png    # the tournament just played
 
-(``ckc-plot`` is ``python -m ckc_env.training.plots``.) Needs matplotlib, the ``plot`` extra:
+(``ckc-plot`` is :mod:`ckc_env.evaluation.commands.plot`.) Needs matplotlib, the ``plot`` extra:
 ``pip install -e ".[plot]"`` in a checkout. Every interval drawn is the one in the file: Wilson's
 95% interval for win rates (:class:`ckc_env.evaluation.statistics.Stat`); the dashed line is a
 seat's fair share, 1/n.
@@ -16,15 +16,15 @@ seat's fair share, 1/n.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ckc_env import cli
 from ckc_env.config import PLAYER_COUNTS
-from ckc_env.evaluation.statistics import wilson
 from ckc_env.files import atomic_output, check_output, read_json, read_yaml
+
+from .statistics import Z95, wilson
 
 
 def _pyplot():
@@ -278,63 +278,19 @@ def plot_best_responses(results: Sequence[dict[str, Any]], path: str | Path) -> 
     return _save(figure, path)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="ckc-plot",
-        description=cli.plain(__doc__.split("\n\n")[0]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    kinds = parser.add_subparsers(dest="kind", required=True)
-    results = kinds.add_parser("results", help="win rates with intervals from ckc-evaluate --out files")
-    results.add_argument("files", nargs="+", metavar="JSON", help="PREFIX.json files written by ckc-evaluate --out")
-    results.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
-    run = kinds.add_parser("run", help="a training run's evaluations over time")
-    run.add_argument("run_dir", metavar="RUN", help="a run folder (with evaluations.json)")
-    run.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
-    run.add_argument(
-        "--reference",
-        nargs="+",
-        default=[],
-        metavar="JSON",
-        help="lineup results (ckc-evaluate --out) whose first player's win rate is drawn as a line",
-    )
-    run.add_argument("--wall-time", action="store_true", help="a second panel: the curves by wall-clock minutes")
-    runs = kinds.add_parser("runs", help="several runs' first evaluation table side by side, by steps and time")
-    runs.add_argument("histories", nargs="+", metavar="RUN", help="run folders or evaluations.json files")
-    runs.add_argument("--labels", nargs="+", required=True, help="one label per run")
-    runs.add_argument("--fair", type=float, default=None, help="a seat's fair share, drawn dashed (e.g. 0.2)")
-    runs.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
-    best = kinds.add_parser("best-response", help="best responses' learning curves (ckc-best-response)")
-    best.add_argument("files", nargs="+", metavar="JSON", help="best_response.json files")
-    best.add_argument("--out", required=True, help="the picture to write (.png, .svg, .pdf)")
-    args = parser.parse_args(argv)
-    try:
-        check_plot(args.out, "--out")
-        if args.kind == "best-response":
-            path = plot_best_responses([_load(f) for f in args.files], args.out)
-        elif args.kind == "results":
-            path = plot_results([_load(f) for f in args.files], args.out)
-        elif args.kind == "runs":
-            if len(args.labels) != len(args.histories):
-                raise ValueError(f"--labels: {len(args.labels)} labels for {len(args.histories)} runs (one each)")
-            histories = [(label, _history(h)) for label, h in zip(args.labels, args.histories, strict=True)]
-            path = plot_runs(histories, args.out, args.fair)
-        else:
-            references = [_load(f) for f in args.reference]
-            if any(not isinstance(r, dict) or "lineup" not in r for r in references):
-                raise ValueError("--reference takes lineup results (ckc-evaluate --lineup ... --out PREFIX)")
-            path = plot_run(args.run_dir, args.out, references, wall_time=args.wall_time)
-    except ValueError as exc:
-        cli.fail(parser, exc)
-    except (KeyError, TypeError, IndexError, AttributeError) as exc:  # a JSON file of another shape
-        what = {
-            "results": lambda: ", ".join(args.files),
-            "best-response": lambda: ", ".join(args.files),
-            "runs": lambda: ", ".join(args.histories),
-        }.get(args.kind, lambda: f"{args.run_dir}/evaluations.json")()
-        cli.fail(parser, f"{what}: not the shape ckc-evaluate and ckc-train write ({type(exc).__name__}: {exc})")
-    cli.say(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()
+def plot_ladders(ladders: Sequence[dict[str, Any]], path: str | Path) -> Path:
+    """Each count's ratings, mu with mu ± Z95 sigma (1.96), highest at the top, one panel per count."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(1, len(ladders), figsize=(5.2 * len(ladders), 0.42 * len(ladders[0]["ratings"]) + 1.6))
+    axes = axes if len(ladders) > 1 else [axes]
+    for axis, ladder in zip(axes, ladders, strict=True):
+        rows = ladder["ratings"][::-1]
+        mu = [r["mu"] for r in rows]
+        axis.errorbar(mu, range(len(rows)), xerr=[Z95 * r["sigma"] for r in rows], fmt="o", capsize=3)
+        axis.set_yticks(range(len(rows)), [Path(r["player"]).name for r in rows], fontsize=8)
+        check = ladder["held_out"]
+        skill = f"held out: Brier skill {check['brier_skill']:+.3f}" if check else "no held-out tables"
+        axis.set_title(f"{ladder['num_players']} players: {ladder['rated_games']} games rated\n{skill}", fontsize=9)
+        axis.set_xlabel("OpenSkill mu (± 1.96 sigma)")
+        axis.grid(axis="x", alpha=0.3)
+    return _save(figure, path)

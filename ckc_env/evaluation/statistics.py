@@ -1,7 +1,7 @@
 """The statistics of every evaluation, declared once: a mean over games with its 95% interval.
 
 Every figure the tournaments (:mod:`~ckc_env.evaluation.tournament`), the paired comparisons
-(:mod:`~ckc_env.evaluation.paired`), the training evaluations (``training/evaluations.py``), the
+(:mod:`~ckc_env.evaluation.paired`), the training evaluations (``training/evaluation/evaluations.py``), the
 plots and ``ckc-play --games`` report comes from here:
 
 | figure | interval | function |

@@ -33,7 +33,7 @@ inside a step, and no Python branch depends on a value.
 | ``tournament`` | ``ckc-evaluate --engine jax``: a tournament's games played on the device | ``evaluation.tournament.play_batched`` |
 | ``pgx_env`` | ``CheckpointCharlie``: Pgx's ``Env`` contract (``init(key)``, ``step``, ``observe``) | |
 | ``compiled`` | the entry points' compiled programs: a few kept per entry point, ``free()`` (each program holds memory mappings, of which a process has a limited number) | |
-| ``vector_env`` | the learner's view: B single-agent games, the opponents played inside ``step`` (``training/jax_ppo.py`` trains on it) | ``envs.vector`` |
+| ``vector_env`` | the learner's view: B single-agent games, the opponents played inside ``step`` (``training/trainers/jax/`` trains on it) | ``envs.vector`` |
 
 ## One game, a batch, and what a step costs
 

@@ -470,7 +470,7 @@ def dense_layers(net: Any, prefix: str, head: Any, head_name: str) -> list[dict[
 def sb3_network(policy) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The card's ``network`` and the tensors of a MaskablePPO ``MlpPolicy`` (ValueError for any other build).
 
-    A policy with an asymmetric critic (``training/state_critic.py``: its value network reads the
+    A policy with an asymmetric critic (``training/trainers/sb3/state_critic.py``: its value network reads the
     hidden state beside the observation) exports its policy and its observation critic, under the
     plain policy's names: an agent file reads the observation alone."""
     from stable_baselines3.common.torch_layers import FlattenExtractor

@@ -4,7 +4,7 @@ that player, in the same seat on deals it never saw.
     ckc-best-response bayes_v2 --num-players 3 --steps 1000000 --seed 0
     ckc-best-response checkpoints/ppo_all_counts_mixed_34p --num-players 3 --start self --steps 500000
 
-(``ckc-best-response`` is ``python -m ckc_env.training.best_response``.)
+(``ckc-best-response`` is ``python -m ckc_env.training.commands.best_response``.)
 
 Exploitability, the distance of a policy from a best response to the table it sits at, is what
 OpenSpiel reports for small games; for a game of this size the field trains an approximate best
@@ -46,16 +46,16 @@ from typing import Any
 from ckc_env import cli, configs, players
 from ckc_env.agents import REGISTRY
 from ckc_env.config import MAX_PLAYERS, MIN_PLAYERS, load_yaml_mapping
-from ckc_env.evaluation.paired import PairedResult
-from ckc_env.evaluation.tournament import run_tournament
 from ckc_env.files import InputError, printable, read_json, write_atomic
 from ckc_env.players import specs
 from ckc_env.seeding import derive_seed
 
-from . import run_folder
-from .config import TrainConfig, load_config, parse_config
-from .limits import MAX_TIMESTEPS
-from .train import TRAINER, check_players, need_extras, train
+from ..config import TrainConfig, load_config, parse_config
+from ..config.limits import MAX_TIMESTEPS
+from ..evaluation.best_response import curve, describe, held_out
+from ..run import folder as run_folder
+from .checks import check_players, need_extras
+from .train import TRAINER, train
 
 RECIPES = {"scratch": "best_response_scratch", "agent": "best_response_finetune"}
 """The shipped recipe of each kind of start (``configs/train/``)."""
@@ -133,73 +133,6 @@ def build_config(
     return parse_config(data)
 
 
-def curve(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The learning curve: each evaluation's win rate and its paired gain over the fixed player on
-    the evaluation deals (``vs_reference``)."""
-    points = []
-    for entry in history:
-        gain = entry.get("vs_reference", {})
-        points.append(
-            {
-                "timesteps": entry["timesteps"],
-                "elapsed_seconds": entry.get("elapsed_seconds"),
-                "win_rate": entry["results"]["vs_player"]["win_rate"],
-                "gain": {"mean": gain.get("difference"), "ci95": gain.get("ci95")},
-            }
-        )
-    return points
-
-
-def held_out(
-    run_dir: Path,
-    player: Any,
-    num_players: int,
-    games: int,
-    seed: int,
-    trust: bool,
-    engine: str,
-    progress: bool,
-    start: str | None = None,
-) -> dict[str, Any]:
-    """The best and the final model each against the fixed player's table on ``games`` deals of
-    ``seed``, paired with the fixed player in the same seat (its games played once); with a
-    ``start`` file other than the player, the start too, and each model's gain over it (what the
-    training found beyond its start)."""
-    config = {"num_players": num_players}
-    others = [player] * (num_players - 1)
-
-    def play(spec: Any):
-        return run_tournament(
-            [spec, *others], games, seed, config, None, progress, trust, engine=engine, fixed_first=True
-        )
-
-    def figures(paired: PairedResult) -> dict[str, Any]:
-        gain = paired.difference("win")
-        return {"mean": gain.mean, "ci95": [gain.low, gain.high]}
-
-    started = time.time()
-    reference = play(player)
-    out: dict[str, Any] = {"games": reference.games, "seed": seed, "player_win_rate": reference.stats()[0]["win"].mean}
-    begun = play(start) if start is not None and start != player else None
-    if begun is not None:
-        paired = PairedResult(begun, reference)
-        write_atomic(run_dir / "held_out_start.json", json.dumps(paired.to_json(), indent=2))
-        out["start"] = {
-            "win_rate": begun.stats()[0]["win"].mean,
-            "gain": figures(paired),
-            "file": "held_out_start.json",
-        }
-    for name in ("best", "final"):
-        model = play(str(run_dir / f"{name}_model.json"))
-        paired = PairedResult(model, reference)
-        write_atomic(run_dir / f"held_out_{name}.json", json.dumps(paired.to_json(), indent=2))
-        out[name] = {"win_rate": model.stats()[0]["win"].mean, "gain": figures(paired), "file": f"held_out_{name}.json"}
-        if begun is not None:
-            out[name]["over_start"] = figures(PairedResult(model, begun))
-    out["seconds"] = round(time.time() - started, 1)
-    return out
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ckc-best-response", description=cli.plain(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
@@ -266,18 +199,9 @@ def read_plan(run_dir: Path, trust: bool) -> dict[str, Any]:
     unknown = unknown_keys(record, PLAN_KEYS)
     missing = [key for key in PLAN_KEYS[:-1] if key not in record]
     if unknown or missing:
-        raise InputError(
-            f"{what}: "
-            + "; ".join(
-                part
-                for part in (
-                    f"unknown key(s) {keys_text(unknown)}" if unknown else "",
-                    f"missing key(s) {missing}" if missing else "",
-                )
-                if part
-            )
-            + f" (a plan holds {list(PLAN_KEYS)})"
-        )
+        problems = [f"unknown key(s) {keys_text(unknown)}"] if unknown else []
+        problems += [f"missing key(s) {missing}"] if missing else []
+        raise InputError(f"{what}: {'; '.join(problems)} (a plan holds {list(PLAN_KEYS)})")
 
     def count(key: str, low: int, high: int) -> None:
         value = record[key]
@@ -304,8 +228,8 @@ def read_plan(run_dir: Path, trust: bool) -> dict[str, Any]:
 def resume_point(run_dir: Path, config: TrainConfig) -> tuple[list[dict[str, Any]], Path | None]:
     """A resumed best response's evaluations (checked) and the model its training continues from
     (None: the training is done, the held-out games are what is left)."""
-    from .evaluations import load_history
-    from .train import jax_resume_point
+    from ..evaluation import load_history
+    from .checks import jax_resume_point
 
     history = load_history(run_dir, config)
     if history and history[-1]["timesteps"] >= config.total_timesteps and (run_dir / "final_model.json").is_file():
@@ -417,7 +341,7 @@ def run(
     elif resume_from is not None:
         train(config, run_dir, options, history, resume_from)
     trained = time.time() - started
-    from .evaluations import load_history
+    from ..evaluation import load_history
 
     history = load_history(run_dir, config)
     summary = read_json(run_dir / "summary.json", "the run's summary")
@@ -451,54 +375,9 @@ def run(
     return run_dir
 
 
-def describe(result: dict[str, Any]) -> str:
-    """One paragraph: the held-out gains of the best and final models, with their intervals."""
-    held = result["held_out"]
-    lines = [
-        f"best response to {result['player']} at {result['num_players']} players, start {result['start']}, "
-        f"{result['steps']:,} steps (seed {result['seed']}); {held['games']} held-out games, the player "
-        f"wins {held['player_win_rate']:.3f} in the learner's seat"
-    ]
-    for name in ("best", "final"):
-        gain = held[name]["gain"]
-        lines.append(
-            f"  {name} model: wins {held[name]['win_rate']:.3f}, gain {gain['mean']:+.4f} "
-            f"[{gain['ci95'][0]:+.4f}, {gain['ci95'][1]:+.4f}]"
-        )
-    return "\n".join(lines)
-
-
 def command() -> None:
     main()
 
 
 if __name__ == "__main__":
     command()
-
-
-def markdown(results: list[dict[str, Any]]) -> str:
-    """The published table of best responses (``best_response.json`` records), one row each: the
-    held-out gains of the best and final models over the player with their paired intervals, the
-    best model's gain over its start (from an agent file other than the player), and the wall times."""
-    rows = [
-        "| fixed player | players | start | steps | the player's win rate in the seat | best model's gain "
-        "(held out, paired) | final model's gain | best model over its start | games | wall time (training + held out) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in results:
-        held = r["held_out"]
-        start = r["start"] if r["start"] == "scratch" else ("itself" if r["start"] == r["player"] else r["start"])
-        gains = [_signed(held[name]["gain"]) for name in ("best", "final")]
-        over = _signed(held["best"]["over_start"]) if "over_start" in held["best"] else "-"
-        seconds = r["wall_seconds"]["training"] + r["wall_seconds"]["held_out"]
-        rows.append(
-            f"| {r['player']} | {r['num_players']} | {start} | {r['steps']:,} | {held['player_win_rate']:.3f} | "
-            f"{gains[0]} | {gains[1]} | {over} | {held['games']} | {seconds / 60:.0f} min |"
-        )
-    return "\n".join(rows)
-
-
-def _signed(gain: dict[str, Any]) -> str:
-    low, high = gain["ci95"]
-    text = f"{gain['mean']:+.3f} [{low:+.3f}, {high:+.3f}]"
-    return f"**{text}**" if low > 0 else text

@@ -4,7 +4,7 @@
     ckc-export model.zip --players 5 --trust-checkpoint             # model.json + model.safetensors beside it
     ckc-export model.zip --players 3 4 5 --out agents/mine --trust-checkpoint
 
-(``ckc-export`` is ``python -m ckc_env.training.export``.)
+(``ckc-export`` is ``python -m ckc_env.training.commands.export``.)
 
 Reading a zip means unpickling it, and the cloudpickle fields of its ``data`` member can run any
 code (stable-baselines3 issue 2281): the command runs only with ``--trust-checkpoint`` (or
@@ -32,7 +32,7 @@ from ckc_env.files import check_output, read_json
 from ckc_env.players import agent_file, loading
 from ckc_env.players.policy import load_sb3
 
-from .config import TrainConfig, load_config
+from ..config import TrainConfig, load_config
 
 MODELS = ("best_model.zip", "final_model.zip", "latest_model.zip")
 """The zips a run folder may hold, exported together."""
@@ -59,7 +59,7 @@ def run_config(folder: Path) -> TrainConfig | None:
 
 def evaluation_at(folder: Path, config: TrainConfig | None, timesteps: int) -> dict[str, Any] | None:
     """The run's evaluation of the model at ``timesteps`` (``evaluations.json``), as training records it."""
-    from .evaluations import evaluation_record
+    from ..evaluation import evaluation_record
 
     path = folder / "evaluations.json"
     if config is None or not path.is_file():
@@ -79,7 +79,7 @@ def export(zip_path: Path, prefix: Path, players: list[int] | None) -> tuple[Pat
         raise ValueError(f"--players {players}: accepted player counts are {list(PLAYER_COUNTS)}")
     training = {"source": zip_path.name}
     if config is not None:
-        from .run_folder import training_record
+        from ..run.folder import training_record
 
         training.update(training_record(config))
     evaluation = evaluation_at(zip_path.parent, config, int(model.num_timesteps))

@@ -4,7 +4,7 @@
     ckc-train-pipeline strongest --run-dir runs/strongest          # again: finished stages are skipped
     ckc-train-pipeline strongest --run-dir runs/strongest --plan   # what it would do, doing nothing
 
-(``ckc-train-pipeline`` is ``python -m ckc_env.training.pipeline``.) A pipeline file lists stages, in
+(``ckc-train-pipeline`` is ``python -m ckc_env.training.commands.pipeline``.) A pipeline file lists stages, in
 the order they run::
 
     stages:
@@ -63,9 +63,9 @@ from ckc_env import cli, configs
 from ckc_env.config import load_yaml_mapping
 from ckc_env.files import LOCK, FolderLock, InputError, read_json, short, write_atomic
 
-from . import run_folder
-from .config import TrainConfig, load_config, parse_config
-from .limits import MAX_TIMESTEPS
+from ..config import TrainConfig, load_config, parse_config
+from ..config.limits import MAX_TIMESTEPS
+from ..run import folder as run_folder
 
 FORMAT = "ckc-env pipeline"
 FORMAT_VERSION = 1
@@ -75,7 +75,7 @@ MAX_STAGES = 99
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 STAGE_KEYS = ("name", "config", "init_from", "model", "total_timesteps")
 MODELS = {"best": "best_model.json", "final": "final_model.json"}
-TRAIN = [sys.executable, "-m", "ckc_env.training.train"]
+TRAIN = [sys.executable, "-m", "ckc_env.training.commands.train"]
 """How a stage runs: ``ckc-train`` in a process of its own."""
 
 

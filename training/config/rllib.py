@@ -1,8 +1,7 @@
-"""The RLlib training config (``configs/rllib/*.yaml``), validated at the boundary.
-
-Unknown keys, mistyped values and values out of range are refused by name with the accepted
-values, as for ``ckc-train``'s configs. Nothing here imports ray: a config is checked before a
-cluster is asked for anything.
+"""``ckc-rllib-train``'s config (``configs/rllib/*.yaml``), declared with the same fields as
+``ckc-train``'s (:mod:`training.config.fields`): unknown keys, mistyped values and values out of
+range are refused by name with the accepted values. Nothing here imports ray: a config is checked
+before a cluster is asked for anything.
 
 ```yaml
 seed: 0
@@ -26,190 +25,204 @@ eval: {every: 0, games: 400, opponents: {random: [random]}}
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ckc_env.config import GameConfig, load_yaml_mapping
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from ckc_env.config import GameConfig
 from ckc_env.files import short
 from ckc_env.players import specs
 from ckc_env.table import options
 from ckc_env.table.options import fail
 
-from .config import count, ranged, reject_unknown, seat_specs
-
-PPO_RANGES: dict[str, tuple] = {
-    "lr": ("number", 0, 1, True, False),
-    "gamma": ("number", 0, 1, False, False),
-    "lambda_": ("number", 0, 1, False, False),
-    "clip_param": ("number", 0, None, True, False),
-    "vf_clip_param": ("number", 0, None, True, False),
-    "entropy_coeff": ("number", 0, None, False, False),
-    "vf_loss_coeff": ("number", 0, None, False, False),
-    "kl_coeff": ("number", 0, None, False, False),
-    "kl_target": ("number", 0, None, True, False),
-    "use_kl_loss": ("bool", None, None, False, False),
-    "grad_clip": ("number", 0, None, True, True),
-    "train_batch_size_per_learner": ("int", 1, None, False, False),
-    "minibatch_size": ("int", 1, None, False, False),
-    "num_epochs": ("int", 1, None, False, False),
-}
-"""The PPO arguments (``PPOConfig.training``) a config may set, with their accepted ranges."""
-
-MODEL_KEYS = ("fcnet_hiddens", "fcnet_activation", "vf_share_layers")
-ACTIVATIONS = ("tanh", "relu")
+from . import limits
+from .fields import Choice, Count, Described, Flag, Integer, Number, Section, game_section, load, validate
+from .learner import ACTIVATIONS
+from .players import seat_specs
 
 
-@dataclass(frozen=True)
-class Scaling:
+class PPO(Section):
+    """The PPO arguments (``PPOConfig.training``) a config may set, with their accepted ranges (a key
+    left out keeps RLlib's default)."""
+
+    lr: Number(0, 1, low_open=True) = None
+    gamma: Number(0, 1) = None
+    lambda_: Number(0, 1) = None
+    clip_param: Number(0, low_open=True) = None
+    vf_clip_param: Number(0, low_open=True) = None
+    entropy_coeff: Number(0) = None
+    vf_loss_coeff: Number(0) = None
+    kl_coeff: Number(0) = None
+    kl_target: Number(0, low_open=True) = None
+    use_kl_loss: Flag = None
+    grad_clip: Number(0, low_open=True, none=True) = None
+    train_batch_size_per_learner: Integer(1) = None
+    minibatch_size: Integer(1) = None
+    num_epochs: Integer(1) = None
+
+    @model_validator(mode="after")
+    def _minibatch(self) -> PPO:
+        batch = 4000 if self.train_batch_size_per_learner is None else self.train_batch_size_per_learner
+        minibatch = 128 if self.minibatch_size is None else self.minibatch_size
+        if minibatch > batch:
+            fail("ppo.minibatch_size", minibatch, f"at most train_batch_size_per_learner = {batch}")
+        return self
+
+
+class Model(Section):
+    """RLlib's default model (``DefaultModelConfig``): the module's MLP."""
+
+    fcnet_hiddens: Described("a non-empty list of positive layer widths") = Field(default_factory=lambda: [256, 256])
+    """A non-empty list of positive layer widths."""
+    fcnet_activation: Choice(*ACTIVATIONS) = "tanh"
+    vf_share_layers: Flag = False
+
+    @field_validator("fcnet_hiddens")
+    @classmethod
+    def _hiddens(cls, hiddens: Any) -> Any:
+        if (
+            not isinstance(hiddens, list)
+            or not hiddens
+            or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in hiddens)
+        ):
+            fail("model.fcnet_hiddens", hiddens, "a non-empty list of positive integers, e.g. [256, 256]")
+        return hiddens
+
+
+class Env(Section):
+    """The env_config of ``ckc_env.envs.rllib`` (besides the game)."""
+
+    learning_seats: Described("'all' or 1 to n") = "all"
+    """"all" (every seat learns through the one shared module: self-play) or how many seats learn."""
+    opponents: Described("player specs: one for every other seat, or a list") = "bayes_v1"
+    """The other seats, played inside the env (none when every seat learns)."""
+    reward: Described("'points', 'win' or 'margin'") = "points"
+    belief_features: Described("false, true or 'players'") = False
+    illegal_penalty: Number() = -1.0
+    """The reward of an illegal action (the action masks make one rare)."""
+
+    @field_validator("reward")
+    @classmethod
+    def _reward(cls, value: Any) -> Any:
+        return options.reward(value, name="env.reward")
+
+    @field_validator("belief_features")
+    @classmethod
+    def _belief_features(cls, value: Any) -> Any:
+        return options.belief_features(value, name="env.belief_features")
+
+
+class Scaling(Section):
     """How the run spreads over processes and machines (``AlgorithmConfig.env_runners``/``learners``)."""
 
-    num_env_runners: int = 1
+    num_env_runners: Count(0) = 1
     """Sampling processes (Ray actors); 0 samples in the driver."""
-    num_envs_per_env_runner: int = 8
+    num_envs_per_env_runner: Count(1) = 8
     """Games each runner steps in one batch through the module."""
-    num_learners: int = 0
+    num_learners: Count(0) = 0
     """Learner processes (data-parallel); 0: one learner in the driver."""
 
 
-@dataclass(frozen=True)
-class Evaluation:
-    every: int = 0
+class Evaluation(Section):
+    """The checkpoint against fixed tables."""
+
+    every: Count(0) = 0
     """Evaluate every this many iterations (0: only at the end)."""
-    games: int = 400
-    opponents: dict[str, list[Any]] = field(default_factory=lambda: {"random": ["random"]})
+    games: Count(1) = 400
+    opponents: Described("table name -> player specs", dict[str, Any]) = Field(
+        default_factory=lambda: {"random": ["random"]}
+    )
     """Tables to play the checkpoint against, name -> the other seats' specs (first: the headline)."""
 
+    @field_validator("opponents", mode="before")
+    @classmethod
+    def _tables(cls, tables: Any, info: ValidationInfo) -> Any:
+        if not isinstance(tables, dict) or not tables:
+            fail("eval.opponents", tables, "a mapping name -> opponents")
+        n = (info.context or {}).get("num_players")
+        if n is None:
+            return tables
+        return {name: seat_specs(f"eval.opponents.{name}", table, (n,)) for name, table in tables.items()}
 
-@dataclass(frozen=True)
-class RLlibConfig:
-    seed: int = 0
-    iterations: int = 20
-    game: dict[str, Any] = field(default_factory=dict)
-    env: dict[str, Any] = field(default_factory=lambda: {"learning_seats": "all"})
-    scaling: Scaling = field(default_factory=Scaling)
-    ppo: dict[str, Any] = field(default_factory=dict)
-    model: dict[str, Any] = field(default_factory=lambda: {"fcnet_hiddens": [256, 256]})
-    checkpoint_every: int = 5
-    eval: Evaluation = field(default_factory=Evaluation)
+
+class RLlibConfig(Section):
+    """An RLlib run's config (``configs/rllib/*.yaml``)."""
+
+    seed: Count(0) = 0
+    iterations: Count(1) = 20
+    """PPO training iterations (each: one train batch, then the updates)."""
+    game: Described("a mapping of game options", dict[str, Any]) = Field(default_factory=dict)
+    """GameConfig fields."""
+    env: Described("a section (env.* below)", dict[str, Any]) = Field(default_factory=lambda: {"learning_seats": "all"})
+    """The env_config of ``ckc_env.envs.rllib`` (:class:`Env`), as given (its opponents filled in)."""
+    scaling: Scaling = Scaling()
+    ppo: Described("a section (ppo.* below)", dict[str, Any]) = Field(default_factory=dict)
+    """``PPOConfig.training``'s arguments (:class:`PPO`), as given."""
+    model: Described("a section (model.* below)", dict[str, Any]) = Field(
+        default_factory=lambda: {"fcnet_hiddens": [256, 256]}
+    )
+    """The module's MLP (:class:`Model`), as given."""
+    checkpoint_every: Count(1) = 5
+    eval: Evaluation = Evaluation()
+
+    @field_validator("game", mode="before")
+    @classmethod
+    def _game(cls, game: Any) -> Any:
+        return game_section(game, counts=False)
+
+    @field_validator("env", mode="before")
+    @classmethod
+    def _env(cls, section: Any, info: ValidationInfo) -> Any:
+        validate(Env, section, "env")
+        n = (info.context or {}).get("num_players", GameConfig.num_players)
+        env = dict(section)
+        seats = env.get("learning_seats", "all")
+        if seats != "all" and (isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= n):
+            fail("env.learning_seats", seats, f"'all' or 1 to {n}")
+        others = n - (n if seats == "all" else seats)
+        if "opponents" in env:
+            if others == 0:
+                fail("env.opponents", env["opponents"], "none: every seat learns (learning_seats: all)")
+            given = [env["opponents"]] if isinstance(env["opponents"], (str, dict)) else env["opponents"]
+            for spec in given if isinstance(given, list) else [given]:
+                try:
+                    specs.parse(spec)
+                except ValueError as exc:
+                    raise ValueError(f"invalid env.opponents={short(spec)}: {exc}") from None
+            specs.for_seats(given, others)
+        elif others:
+            env["opponents"] = "bayes_v1"
+        return env
+
+    @field_validator("ppo", mode="before")
+    @classmethod
+    def _ppo(cls, value: Any) -> Any:
+        validate(PPO, value, "ppo")
+        return dict(value)
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _model(cls, value: Any) -> Any:
+        validate(Model, value, "model")
+        return dict(value)
 
     @property
     def env_config(self) -> dict[str, Any]:
         """The env_config RLlib passes to every env runner: the game and the env keys."""
         return {**self.game, **self.env}
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name in ("scaling", "eval"):
-                value = {g.name: getattr(value, g.name) for g in fields(value)}
-            out[f.name] = value
-        return out
-
-
-ENV_KEYS = ("learning_seats", "opponents", "reward", "belief_features", "illegal_penalty")
-
 
 def parse_config(data: dict[str, Any]) -> RLlibConfig:
     """Validate a mapping (e.g. loaded YAML) into an RLlibConfig."""
-    reject_unknown("", data, tuple(f.name for f in fields(RLlibConfig)))
-    kwargs: dict[str, Any] = {}
-    if "seed" in data:
-        kwargs["seed"] = count("seed", data["seed"], low=0)
-    for key in ("iterations", "checkpoint_every"):
-        if key in data:
-            kwargs[key] = count(key, data[key])
-    game = data.get("game", {})
-    reject_unknown("game", game, GameConfig.fields())
-    n = GameConfig.from_dict(game).num_players  # validates the values
-    kwargs["game"] = dict(game)
-    if "env" in data:
-        kwargs["env"] = _env(data["env"], n)
-    if "scaling" in data:
-        section = data["scaling"]
-        reject_unknown("scaling", section, tuple(f.name for f in fields(Scaling)))
-        lows = {"num_env_runners": 0, "num_envs_per_env_runner": 1, "num_learners": 0}
-        kwargs["scaling"] = Scaling(**{k: count(f"scaling.{k}", v, low=lows[k]) for k, v in section.items()})
-    if "ppo" in data:
-        reject_unknown("ppo", data["ppo"], tuple(PPO_RANGES))
-        ppo = {key: ranged(f"ppo.{key}", value, *PPO_RANGES[key]) for key, value in data["ppo"].items()}
-        batch = ppo.get("train_batch_size_per_learner", 4000)
-        if ppo.get("minibatch_size", 128) > batch:
-            fail(
-                "ppo.minibatch_size", ppo.get("minibatch_size", 128), f"at most train_batch_size_per_learner = {batch}"
-            )
-        kwargs["ppo"] = ppo
-    if "model" in data:
-        kwargs["model"] = _model(data["model"])
-    if "eval" in data:
-        section = data["eval"]
-        reject_unknown("eval", section, tuple(f.name for f in fields(Evaluation)))
-        eval_kwargs: dict[str, Any] = {}
-        if "every" in section:
-            eval_kwargs["every"] = count("eval.every", section["every"], low=0)
-        if "games" in section:
-            eval_kwargs["games"] = count("eval.games", section["games"])
-        if "opponents" in section:
-            tables = section["opponents"]
-            if not isinstance(tables, dict) or not tables:
-                fail("eval.opponents", tables, "a mapping name -> opponents")
-            eval_kwargs["opponents"] = {
-                name: seat_specs(f"eval.opponents.{name}", table, (n,)) for name, table in tables.items()
-            }
-        kwargs["eval"] = Evaluation(**eval_kwargs)
-    return RLlibConfig(**kwargs)
-
-
-def _env(section: Any, n: int) -> dict[str, Any]:
-    reject_unknown("env", section, ENV_KEYS)
-    env = dict(section)
-    seats = env.get("learning_seats", "all")
-    if seats != "all" and (isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= n):
-        fail("env.learning_seats", seats, f"'all' or 1 to {n}")
-    if "reward" in env:
-        options.reward(env["reward"], name="env.reward")
-    if "belief_features" in env:
-        options.belief_features(env["belief_features"], name="env.belief_features")
-    if "illegal_penalty" in env:
-        ranged("env.illegal_penalty", env["illegal_penalty"], "number", None, None, False, False)
-    others = n - (n if seats == "all" else seats)
-    if "opponents" in env:
-        if others == 0:
-            fail("env.opponents", env["opponents"], "none: every seat learns (learning_seats: all)")
-        given = [env["opponents"]] if isinstance(env["opponents"], (str, dict)) else env["opponents"]
-        for spec in given if isinstance(given, list) else [given]:
-            try:
-                specs.parse(spec)
-            except ValueError as exc:
-                raise ValueError(f"invalid env.opponents={short(spec)}: {exc}") from None
-        specs.for_seats(given, others)
-    elif others:
-        env["opponents"] = "bayes_v1"
-    return env
-
-
-def _model(section: Any) -> dict[str, Any]:
-    reject_unknown("model", section, MODEL_KEYS)
-    model = dict(section)
-    hiddens = model.get("fcnet_hiddens", [256, 256])
-    if (
-        not isinstance(hiddens, list)
-        or not hiddens
-        or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in hiddens)
-    ):
-        fail("model.fcnet_hiddens", hiddens, "a non-empty list of positive integers, e.g. [256, 256]")
-    if "fcnet_activation" in model and model["fcnet_activation"] not in ACTIVATIONS:
-        fail("model.fcnet_activation", model["fcnet_activation"], "'tanh' or 'relu'")
-    if "vf_share_layers" in model:
-        ranged("model.vf_share_layers", model["vf_share_layers"], "bool", None, None, False, False)
-    return model
+    game = game_section(data.get("game", {}), counts=False) if isinstance(data, dict) else {}
+    n = GameConfig.from_dict(game).num_players
+    return validate(RLlibConfig, data, context={"num_players": n})
 
 
 def load_config(path: str | Path) -> RLlibConfig:
     """Load and validate an RLlib training config file (ValueError naming the file and the key)."""
-    data = load_yaml_mapping(path)
-    try:
-        return parse_config(data)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from exc
+    return load(path, parse_config)
+
+
+__all__ = ["RLlibConfig", "limits", "load_config", "parse_config"]

@@ -10,9 +10,9 @@ interval). The per-game wins those pairings need are kept beside the history: ``
 
 | what | written by | read by |
 |---|---|---|
-| ``evaluations.json`` | :func:`build_callback` (every ``eval.every`` steps) | :func:`load_history` (``--resume``), ``ckc-export``, ``ckc-plot run`` |
-| ``start_games.json``, ``best_games.json``, ``start_held_out.json`` | :func:`build_callback` | :func:`load_games` (``--resume``) |
-| ``latest_model``, ``best_model`` | :func:`build_callback`, through the trainer's ``save`` | ``ckc-evaluate``, the players |
+| ``evaluations.json`` | :class:`Evaluations` (every ``eval.every`` steps) | :func:`load_history` (``--resume``), ``ckc-export``, ``ckc-plot run`` |
+| ``start_games.json``, ``best_games.json``, ``start_held_out.json`` | :class:`Evaluations` | :func:`load_games` (``--resume``) |
+| ``latest_model``, ``best_model`` | :class:`Evaluations`, through the trainer's ``save`` | ``ckc-evaluate``, the players |
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from ckc_env.files import InputError, read_json, write_atomic
 from ckc_env.players import specs
 from ckc_env.seeding import derive_seed
 
-from .config import TrainConfig
-from .limits import MAX_TIMESTEPS
+from ..config import TrainConfig
+from ..config.limits import MAX_TIMESTEPS
 
 
 def evaluate(
@@ -254,8 +254,8 @@ def figures(entry: dict[str, Any]) -> str:
 
 
 Save = Callable[..., Path]
-"""The trainer's ``save_model(model, prefix, config, evaluation=None)``: the zip and the safe agent
-file of a model, returning the agent card's path."""
+"""The trainer's ``save(prefix, evaluation=None)``: the model as a safe agent file (and what a
+resume may start from beside it), returning the agent card's path."""
 
 
 REFERENCE_GAMES = "reference_games.json"
@@ -318,11 +318,11 @@ class Evaluations:
             path, self.config, games, seed, self.trust_checkpoint, per_game=per_game, tables=tables, engine=self.engine
         )
 
-    def run(self, model: Any, timesteps: int, record: Callable[[str, float], None] | None = None) -> dict[str, Any]:
-        """Evaluate ``model`` (saved through ``save``) at ``timesteps``; ``record(tag, value)`` logs
-        the figures (TensorBoard). Returns the history's new entry."""
+    def run(self, timesteps: int, record: Callable[[str, float], None] | None = None) -> dict[str, Any]:
+        """Evaluate the trainer's model (saved through ``save``) at ``timesteps``; ``record(tag, value)``
+        logs the figures (TensorBoard). Returns the history's new entry."""
         config, run_dir, history = self.config, self.run_dir, self.history
-        path = self.save(model, run_dir / "latest_model", config)
+        path = self.save(run_dir / "latest_model")
         started = time.time()
         seed = derive_seed(config.seed, "evaluation")
         games: dict[str, list[float]] = {}
@@ -363,7 +363,7 @@ class Evaluations:
             self.best = score
             self.best_games = {"timesteps": timesteps, "table": table, "wins": games[table]}
             write_atomic(run_dir / "best_games.json", json.dumps(self.best_games))
-            self.save(model, run_dir / "best_model", config, evaluation_record(config, history, timesteps))
+            self.save(run_dir / "best_model", evaluation_record(config, history, timesteps))
         return entry
 
     def held_out(self, path: Path, table: str, timesteps: int) -> dict[str, Any]:
@@ -381,52 +381,3 @@ class Evaluations:
         elif self.start_held_out is not None and len(self.start_held_out["wins"]) == len(wins):
             held["vs_start"] = paired_with(wins, self.start_held_out, result[table])
         return held
-
-
-def build_callback(
-    config: TrainConfig,
-    run_dir: Path,
-    history: list[dict[str, Any]],
-    clock: Clock,
-    save: Save,
-    trust_checkpoint: bool = False,
-    league=None,
-):
-    """The callback of a run (stable-baselines3's ``BaseCallback``, imported only here): it appends
-    to ``history`` (the run's ``evaluations.json``) and saves through ``save``."""
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    class EvalAndSnapshot(BaseCallback):
-        """Every ``eval.every`` steps: evaluate, log to TensorBoard, keep the best model; with
-        self-play, every ``self_play.snapshot_every`` steps: freeze a snapshot for the opponents."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.next_eval = (history[-1]["timesteps"] if history else 0) + config.eval.every
-            self.next_snapshot = config.self_play.snapshot_every
-            self.evaluations = Evaluations(config, run_dir, history, clock, save, trust_checkpoint)
-
-        def _on_training_start(self) -> None:
-            every = config.self_play.snapshot_every  # a resumed run goes on from the step it was saved at
-            self.next_snapshot = (self.model.num_timesteps // every + 1) * every
-
-        def _on_step(self) -> bool:
-            steps = self.num_timesteps
-            if config.uses_self_play and steps >= self.next_snapshot:
-                self.next_snapshot = (steps // config.self_play.snapshot_every + 1) * config.self_play.snapshot_every
-                from .self_play import save_snapshot
-
-                players = list(config.player_counts)
-                save_snapshot(self.model, run_dir / "snapshots", steps, config.self_play.keep, players)
-            if league is not None:  # population self-play: win rates, weights, new snapshots
-                league.on_step(self)
-            if steps >= self.next_eval:
-                self.next_eval += config.eval.every
-                self.run_evaluation()
-            return True
-
-        def run_evaluation(self) -> None:
-            record = self.logger.record if hasattr(self.model, "_logger") else None  # none before learn()
-            self.evaluations.run(self.model, self.num_timesteps, record)
-
-    return EvalAndSnapshot()

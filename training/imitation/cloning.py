@@ -179,3 +179,49 @@ def accuracy(policy, tensors: dict, idx: np.ndarray) -> dict[str, float]:
         "all": float(hit.float().mean()) if len(idx) else float("nan"),
         "teacher_not_passing": float(hit[acting].float().mean()) if bool(acting.any()) else float("nan"),
     }
+
+
+def collect_batched(env: Any, teacher, decisions: int, gamma: float, seed: int, trust_checkpoint: bool = False):
+    """``training.imitation.collect`` on the batched engine: the teacher (a batched player) plays
+    every slot's learner seat, all slots in one call per step, until the finished games hold at least
+    ``decisions`` decisions; each records the learner's observation, mask, the teacher's action and
+    the discounted return that followed. Games still running at the end are left out (whole games
+    only, as the scalar collection)."""
+    from ckc_env import players
+    from ckc_env.seeding import derive_seed
+    from ckc_env.table.batched import check_actions
+
+    player = players.build_batched(teacher, derive_seed(seed, "teacher"), trust_checkpoint)
+    slots = np.arange(env.num_envs)
+    observation, _ = env.reset(seed=derive_seed(seed, "games"))
+    steps: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    running_games = np.zeros(env.num_envs, dtype=np.int64)  # decisions of each slot's current game
+    finished = 0
+    while finished < decisions:
+        masks = env.action_masks()
+        # checked as an opponent's would be: the environment would take an illegal one as the
+        # learner's, end the game with the penalty and keep it as a demonstration
+        actions = check_actions(env.state, [(player, slots, player.act(env.state, slots))])
+        following, rewards, terminated, _, _ = env.step(actions)
+        steps.append((observation, masks, actions, rewards, terminated))
+        running_games += 1
+        finished += int(running_games[terminated].sum())
+        running_games[terminated] = 0
+        observation = following
+    returns = np.zeros((len(steps), env.num_envs), dtype=np.float32)
+    complete = np.zeros((len(steps), env.num_envs), dtype=bool)
+    running = np.zeros(env.num_envs)
+    ends = np.zeros(env.num_envs, dtype=bool)  # a game of the slot ends at or after this step
+    for t in range(len(steps) - 1, -1, -1):
+        _, _, _, rewards, terminated = steps[t]
+        running = np.where(terminated, rewards, rewards + gamma * running)
+        ends |= terminated
+        returns[t] = running
+        complete[t] = ends
+    keep = complete.reshape(-1)
+    return Demonstrations(
+        np.concatenate([s[0] for s in steps])[keep],
+        np.concatenate([s[1] for s in steps])[keep],
+        np.concatenate([s[2] for s in steps]).astype(np.int64)[keep],
+        returns.reshape(-1)[keep],
+    )

@@ -36,7 +36,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .config import FineTune
+from ..config import FineTune
 
 START_POLICY = "start_policy.safetensors"
 
@@ -113,7 +113,8 @@ def fit_critic(model, config, start: Path, trust_checkpoint: bool = False) -> di
 
     from ckc_env.seeding import derive_seed
 
-    from .vec_env import collect_batched, make_vector_env
+    from ..envs import make_vector_env
+    from .cloning import collect_batched
 
     settings = config.finetune
     started = time.time()

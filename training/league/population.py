@@ -31,8 +31,8 @@ import numpy as np
 from ckc_env.files import InputError, read_json, short, write_atomic
 from ckc_env.players import specs
 
-from .config import TrainConfig
-from .limits import MAX_TIMESTEPS
+from ..config import TrainConfig
+from ..config.limits import MAX_TIMESTEPS
 
 PLACEHOLDER = "random"
 """The table of a population of ``self`` alone before the first snapshot (as the scalar path's ``self`` seats)."""

@@ -56,7 +56,7 @@ from ckc_env.files import (
 )
 
 if TYPE_CHECKING:
-    from .config import TrainConfig
+    from ..config import TrainConfig
 
 MARKER = "run.json"
 FORMAT = "ckc-env run"
@@ -213,7 +213,7 @@ def zip_counters(path: Path) -> dict[str, int]:
     ``data`` member, read within bounds (nothing unpickled), each a count up to ``MAX_TIMESTEPS``."""
     import zipfile
 
-    from .limits import MAX_TIMESTEPS
+    from ..config.limits import MAX_TIMESTEPS
 
     try:
         with zipfile.ZipFile(path) as archive:

@@ -10,7 +10,7 @@ A round robin: every table of ``--num-players`` distinct players, the games shar
     ckc-evaluate --round-robin random passive eager bayes_v1 cheater --num-players 5 --games 2000 \\
         --out results/round_robin_5p
 
-(``ckc-evaluate`` is ``python -m ckc_env.training.evaluate``.)
+(``ckc-evaluate`` is ``python -m ckc_env.evaluation.commands.evaluate``.)
 
 Players are specs (:mod:`ckc_env.players.specs`): registered agent names (``random``, ``passive``,
 ``eager``, ``bayes_v1``, ``cheater``) or trained checkpoints: a run folder, an agent card
@@ -49,11 +49,11 @@ from ckc_env.config import MAX_PLAYERS, MIN_PLAYERS
 from ckc_env.config import load_rules as read_rules
 from ckc_env.evaluation.paired import compare
 from ckc_env.evaluation.seating import SCHEMES
-from ckc_env.evaluation.tournament import ENGINES, round_robin, run_tournament
+from ckc_env.evaluation.tournament import ENGINES, Play, round_robin, run_tournament
 from ckc_env.files import check_output, write_atomic
 from ckc_env.players import specs
 
-from .plots import plot_results
+from ..plots import plot_results
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -137,7 +137,7 @@ def check_outputs(args: argparse.Namespace) -> None:
     """``--out`` and ``--plot`` checked before the first game: a picture format matplotlib writes,
     places they can be written (nothing is created)."""
     if args.plot:
-        from .plots import check_plot
+        from ..plots import check_plot
 
         check_plot(args.plot)
     if args.out:
@@ -153,11 +153,18 @@ def load_rules(name: str | None) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
-    progress = not args.no_progress
     trust = args.trust_checkpoint
     try:
         check_outputs(args)  # before a game is played: the files it will write
         config = load_rules(args.rules)
+        play = Play(  # how every game of this command is played, whichever kind of tournament
+            config=config,
+            workers=args.workers,
+            progress=not args.no_progress,
+            trust_checkpoint=trust,
+            engine=args.engine,
+            seating=args.seating,
+        )
         if (args.opponents is not None) != (args.compare is not None):
             raise ValueError("--opponents goes with --compare FIRST SECOND (the players the two meet)")
         if args.compare is not None:
@@ -165,20 +172,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             opponents = [specs.from_text(p) for p in args.opponents]
             for spec in (first, second, *opponents):
                 players.validate(spec, trust_checkpoint=trust)
-            paired = compare(
-                first,
-                second,
-                opponents if len(opponents) > 1 else opponents[0],
-                args.games,
-                args.seed,
-                config,
-                args.workers,
-                progress,
-                trust_checkpoint=trust,
-                engine=args.engine,
-                seating=args.seating,
-                num_players=args.num_players,
-            )
+            others = opponents if len(opponents) > 1 else opponents[0]
+            paired = compare(first, second, others, args.games, args.seed, args.num_players, **play)
             print(paired.table())
             if args.out:
                 cli.say(f"wrote {paired.save(args.out)}", file=sys.stderr)
@@ -189,17 +184,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 config["num_players"] = args.num_players  # must agree with the lineup
             for spec in lineup:
                 players.validate(spec, trust_checkpoint=trust)
-            result = run_tournament(
-                lineup,
-                args.games,
-                args.seed,
-                config,
-                args.workers,
-                progress,
-                trust_checkpoint=trust,
-                engine=args.engine,
-                seating=args.seating,
-            )
+            result = run_tournament(lineup, args.games, args.seed, **play)
             print(result.table())
             if args.out:
                 for path in result.save(args.out):
@@ -213,18 +198,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 raise ValueError(f"--num-players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players}")
             for spec in entrants:
                 players.validate(spec, trust_checkpoint=trust)
-            result = round_robin(
-                entrants,
-                num_players,
-                args.games,
-                args.seed,
-                config,
-                args.workers,
-                progress,
-                trust_checkpoint=trust,
-                engine=args.engine,
-                seating=args.seating,
-            )
+            result = round_robin(entrants, num_players, args.games, args.seed, **play)
             print(result.ranking())
             if args.out:
                 path = Path(f"{args.out}.json")

@@ -5,7 +5,7 @@ tables, checked against held-out tables (:mod:`ckc_env.evaluation.rating`).
         --num-players 3 4 5 --tables 60 --games-per-table 60 --held-out 30 --seed 36 \\
         --out docs/results/rated --plot docs/rated_ladder.png
 
-(``ckc-ladder`` is ``python -m ckc_env.training.ladder``; the ``rating`` extra brings OpenSkill.)
+(``ckc-ladder`` is ``python -m ckc_env.evaluation.commands.ladder``; the ``rating`` extra brings OpenSkill.)
 
 For each player count a ladder of its own (a player's strength is not the same at 3 and at 5
 players; an agent file joins the ladders of the counts its card names): ``--tables`` tables of distinct players, ``--games-per-table`` games each (rounded up to
@@ -24,7 +24,6 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from ckc_env import cli, players
 from ckc_env.agents import REGISTRY
@@ -34,6 +33,7 @@ from ckc_env.evaluation.tournament import ENGINES
 from ckc_env.files import check_output, write_atomic
 from ckc_env.players import specs
 
+from ..plots import plot_ladders
 from .evaluate import load_rules
 
 MAX_TABLES = 10_000
@@ -97,33 +97,13 @@ def plays(spec: specs.PlayerSpec, num_players: int) -> bool:
         return True
 
 
-def plot_ladders(ladders: Sequence[dict[str, Any]], path: str | Path) -> Path:
-    """Each count's ratings, mu with mu ± 1.96 sigma, highest at the top, one panel per count."""
-    from .plots import _pyplot, _save
-
-    plt = _pyplot()
-    figure, axes = plt.subplots(1, len(ladders), figsize=(5.2 * len(ladders), 0.42 * len(ladders[0]["ratings"]) + 1.6))
-    axes = axes if len(ladders) > 1 else [axes]
-    for axis, ladder in zip(axes, ladders, strict=True):
-        rows = ladder["ratings"][::-1]
-        mu = [r["mu"] for r in rows]
-        axis.errorbar(mu, range(len(rows)), xerr=[1.96 * r["sigma"] for r in rows], fmt="o", capsize=3)
-        axis.set_yticks(range(len(rows)), [Path(r["player"]).name for r in rows], fontsize=8)
-        check = ladder["held_out"]
-        skill = f"held out: Brier skill {check['brier_skill']:+.3f}" if check else "no held-out tables"
-        axis.set_title(f"{ladder['num_players']} players: {ladder['rated_games']} games rated\n{skill}", fontsize=9)
-        axis.set_xlabel("OpenSkill mu (± 1.96 sigma)")
-        axis.grid(axis="x", alpha=0.3)
-    return _save(figure, path)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
     trust = args.trust_checkpoint
     try:
         if args.plot:
-            from .plots import check_plot
+            from ..plots import check_plot
 
             check_plot(args.plot)
         for n in dict.fromkeys(args.num_players):

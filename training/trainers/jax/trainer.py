@@ -1,0 +1,282 @@
+"""``engine: jax``: PPO on the device, the game, the opponents and the learner in one compiled JAX
+program (PureJaxRL's shape).
+
+- **One PPO iteration is one pure function** (:mod:`.update`): ``ppo.n_steps`` learner steps of
+  ``vector.num_envs`` games, every opponent's decision and every engine step on the device, GAE,
+  the epochs of minibatch updates. **One jitted call per iteration**, compiled once per run: only
+  the iteration's figures (a few scalars) come back between calls. JAX picks the device: a GPU
+  where the CUDA build of jax is installed, else the CPU.
+- **Evaluations** are every trainer's (:mod:`training.evaluation`), played on the JAX engine
+  (``ckc-evaluate --engine jax``'s loop: the agent's weights are an argument of the compiled loop).
+- **Keys are explicit**: the run's seed gives the network's initialisation, the deals and every
+  sample; the same config and seed give the same run on the same device and software.
+
+The network is MlpPolicy's, written as the same safe agent file (:mod:`.network`); ``init_from``
+starts from any safe agent file; ``finetune``'s ``critic_warmup`` and ``kl_to_start`` act inside
+the update. Opponents: any player with a JAX form, by player count; a ``population`` of such
+tables, drawn at every deal by weight (``pfsp``: the weights follow the learner's win rate against
+each member, updated between compiled calls). What this trainer does not train is refused with
+the config (:mod:`training.config.engines`).
+
+Files in the run folder besides every trainer's: ``progress.csv`` (one row per iteration: losses,
+KL, clip fraction, explained variance, finished games and their win share, learner steps/s) and
+``train_state.safetensors`` (:mod:`.state`: written whole at every evaluation and at the end;
+``--resume`` reads it back, checked; the games in progress are dealt anew). The programs compiled
+for a run are freed when it ends (:mod:`ckc_env.jax.compiled`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ckc_env import cli
+from ckc_env.files import write_atomic
+from ckc_env.seeding import derive_seed
+
+from ...config import TrainConfig
+from ...league.population import member_weights
+from ...run import folder as run_folder
+from ..base import Run, Trainer
+from .network import Hyper, init_network, rollout_size, save_agent, start_network
+from .state import STATE_FILE, load_state, save_state, state_timesteps
+from .update import Runner, compile_chunk, make_optimizer
+
+PROGRESS = "progress.csv"
+PRINT_EVERY = 10.0
+"""Seconds between progress lines (and rewrites of progress.csv) between evaluations."""
+
+
+class JAXTrainer(Trainer):
+    """PPO compiled whole on the device JAX picks."""
+
+    engine = "jax"
+    evaluation_engine = "jax"
+
+    def start(self, resume_from: Path | None) -> None:
+        import jax.numpy as jnp
+
+        from ckc_env.observation import ENV_VERSION, LAYOUTS
+
+        config = self.config
+        self.players = run_folder.trained_counts(config)
+        _, self.prior = training_tables(config)
+        self.env = build_env(config, trust_checkpoint=self.trust_checkpoint)
+        inputs = LAYOUTS[ENV_VERSION][config.belief_features].size
+        params = None
+        if config.init_from is not None and resume_from is None:
+            params = start_network(config.init_from, inputs)
+            cli.say(f"init_from: the policy and critic of {config.init_from}", flush=True)
+        self.rates = np.full(len(self.prior), 1.0 / min(config.player_counts))
+        self.runner = start_runner(config, self.env, self.weights(), params)
+        self.timesteps = 0
+        if resume_from is not None:
+            self.runner = load_state(self.runner, resume_from, config)
+            self.timesteps = state_timesteps(resume_from)
+            self.runner = self.runner._replace(timesteps=jnp.float32(self.timesteps))
+        if config.finetune.kl_to_start > 0:
+            from ...imitation.finetune import START_POLICY
+
+            start_file = self.run_dir / START_POLICY.replace(".safetensors", "")
+            if resume_from is None:
+                save_agent(self.runner.params, start_file, config, 0, self.players)
+            self.runner = self.runner._replace(start=start_network(str(start_file) + ".json", inputs))
+        self.progress_log = Progress(self.run_dir, upto=self.timesteps if resume_from is not None else None)
+
+    def weights(self) -> np.ndarray:
+        """The population's sampling weights now (one table: 1)."""
+        population = self.config.population
+        if population is None:
+            return self.prior / self.prior.sum()
+        weights = member_weights(self.rates, population.scheme, population.power, population.floor, self.prior)
+        return weights / weights.sum()
+
+    def learn(self, run: Run) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        config = self.config
+        rollout = rollout_size(config)
+        progress = self.progress_log
+        iterate = compile_chunk(self.env, config, 1)  # one compiled call per iteration: one compilation per run
+        history = run.history
+        next_eval = (history[-1]["timesteps"] if history else 0) + config.eval.every
+        shown = time.perf_counter()
+        while self.timesteps < config.total_timesteps:
+            started = time.perf_counter()
+            weights = jnp.asarray(self.weights(), jnp.float32)
+            runner = self.runner
+            self.runner, figures = iterate(runner._replace(env_state=runner.env_state._replace(weights=weights)))
+            figures = jax.device_get(figures)
+            seconds = time.perf_counter() - started
+            self.timesteps += rollout
+            timesteps = self.timesteps
+            row = {name: float(value[0]) for name, value in figures.items() if np.ndim(value) == 1}
+            games = max(row.pop("games"), 1.0)
+            progress.add(
+                {
+                    "time/total_timesteps": timesteps,
+                    "time/elapsed": run.clock.elapsed(),
+                    "time/learner_steps_per_s": round(rollout / seconds, 1),
+                    "rollout/games": games,
+                    "rollout/win_share": row.pop("win_share_sum") / games,
+                    "rollout/points": row.pop("points_sum") / games,
+                    "rollout/margin": row.pop("margin_sum") / games,
+                    "rollout/reward_per_step": row.pop("return_sum") / rollout,
+                    **{f"train/{name}": value for name, value in row.items()},
+                }
+            )
+            if config.population is not None:  # the running win rates, forgetting at 1/horizon per game
+                member_games, member_wins = figures["member_games"][0], figures["member_wins"][0]
+                kept = (1.0 - 1.0 / config.population.horizon) ** member_games
+                self.rates = np.where(
+                    member_games > 0,
+                    kept * self.rates + (1 - kept) * member_wins / np.maximum(member_games, 1),
+                    self.rates,
+                )
+            evaluating = next_eval <= timesteps < config.total_timesteps
+            if evaluating or timesteps >= config.total_timesteps or time.perf_counter() - shown >= PRINT_EVERY:
+                shown = time.perf_counter()
+                progress.flush()
+                last = progress.rows[-1]
+                print(
+                    f"step {timesteps}/{config.total_timesteps} ({run.clock.elapsed():.0f} s): "
+                    f"{last['time/learner_steps_per_s']:,.0f} learner steps/s, training games "
+                    f"{last['rollout/win_share']:.3f} won",
+                    flush=True,
+                )
+            if evaluating:
+                next_eval = (timesteps // config.eval.every + 1) * config.eval.every
+                run.evaluate()
+
+    def save(self, prefix: Path, evaluation: dict[str, Any] | None = None, resumable: bool = True) -> Path:
+        """The network's safe agent file (what resumes is the train state: :meth:`save_state`)."""
+        return save_agent(self.runner.params, prefix, self.config, self.timesteps, self.players, evaluation)
+
+    def save_state(self) -> None:
+        save_state(self.runner, self.run_dir / STATE_FILE, self.timesteps)
+
+    def evaluated(self) -> None:
+        self.save_state()
+
+    def record(self, tag: str, value: float) -> None:
+        self.progress_log.record(tag, value, self.timesteps)
+
+    def summary(self) -> dict[str, Any]:
+        import jax
+
+        out: dict[str, Any] = {"device": str(jax.devices()[0])}
+        if self.config.population is not None:
+            out["population"] = {"win_rates": self.rates.tolist(), "weights": self.weights().tolist()}
+        return out
+
+    def close(self) -> None:
+        from ckc_env.jax import compiled
+
+        compiled.free()  # each program holds memory mappings, of which a process has a limited number
+
+
+class Model:
+    """The network at a step count."""
+
+    def __init__(self, params: Any, num_timesteps: int) -> None:
+        self.params, self.num_timesteps = params, num_timesteps
+
+
+def training_tables(config: TrainConfig) -> tuple[list[Any], np.ndarray]:
+    """The opponents tables (one, or the population's members) and their prior weights."""
+    if config.population is None:
+        return [config.opponents], np.ones(1)
+    population = config.population
+    return population.tables, np.asarray(population.weights or [1.0] * len(population.members), dtype=np.float64)
+
+
+def build_env(config: TrainConfig, weights: np.ndarray | None = None, trust_checkpoint: bool = False):
+    """The run's :class:`~ckc_env.jax.vector_env.VectorEnv` (its training tables)."""
+    from ckc_env.jax import vector_env as venv
+
+    tables, _ = training_tables(config)
+    return venv.VectorEnv.build(
+        config.game, tables, config.learner_seat, config.belief_features, config.reward, trust_checkpoint
+    )
+
+
+def start_runner(config: TrainConfig, env: Any, weights: np.ndarray, params: Any = None) -> Runner:
+    """The runner before the first iteration: the network (fresh from the seed, or ``params``),
+    Adam's state, ``vector.num_envs`` games dealt up to their learners' first decisions."""
+    import jax
+    import jax.numpy as jnp
+
+    from ckc_env.jax import vector_env as venv
+    from ckc_env.observation import ENV_VERSION, LAYOUTS
+
+    key = jax.random.key(derive_seed(config.seed, "jax_ppo") % (1 << 32))
+    key, init_key, env_key = jax.random.split(key, 3)
+    if params is None:
+        params = init_network(init_key, LAYOUTS[ENV_VERSION][config.belief_features].size, config)
+    optimizer = make_optimizer(Hyper.of(config))
+    env_state, obs, mask = venv.reset(env, env_key, config.vector.num_envs, jnp.asarray(weights, jnp.float32))
+    return Runner(params, optimizer.init(params), env_state, obs, mask, key, jnp.float32(0), None)
+
+
+PROGRESS_BYTES = 1 << 30
+
+
+def _steps(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("inf")
+
+
+class Progress:
+    """``progress.csv`` (one row per PPO iteration, SB3's tag names) and, with torch installed,
+    TensorBoard's event files in ``tensorboard/``."""
+
+    def __init__(self, run_dir: Path, upto: int | None = None) -> None:
+        """A resumed run's log is read back up to its train state's step (``upto``): the iterations
+        logged after it are done again."""
+        from ckc_env.files import read_bytes
+
+        self.path = run_dir / PROGRESS
+        self.rows: list[dict[str, Any]] = []
+        if upto is not None and self.path.is_file():
+            text = read_bytes(self.path, "training log", PROGRESS_BYTES).decode("utf-8", errors="replace")
+            rows = list(csv.DictReader(io.StringIO(text)))
+            self.rows = [row for row in rows if _steps(row.get("time/total_timesteps")) <= upto]
+        self.writer = None
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(str(run_dir / "tensorboard"))
+        except Exception:  # no torch, or no tensorboard: the CSV alone
+            self.writer = None
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        if self.writer is not None:
+            step = int(row["time/total_timesteps"])
+            for tag, value in row.items():
+                if tag != "time/total_timesteps" and value is not None and value == value:
+                    self.writer.add_scalar(tag, float(value), step)
+
+    def record(self, tag: str, value: float, step: int) -> None:
+        if self.writer is not None:
+            self.writer.add_scalar(tag, value, step)
+
+    def flush(self) -> None:
+        names: list[str] = []
+        for row in self.rows:
+            names.extend(k for k in row if k not in names)
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=names)
+        writer.writeheader()
+        writer.writerows(self.rows)
+        write_atomic(self.path, out.getvalue())
+        if self.writer is not None:
+            self.writer.flush()

@@ -1,0 +1,1 @@
+"""``ckc-rllib-train``'s trainer: Ray RLlib's PPO on the game's shared module (:mod:`.trainer`)."""
