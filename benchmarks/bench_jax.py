@@ -384,8 +384,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             games = list(PGX_GAMES)
         except ImportError:
             print("pgx is not importable: its games are left out")
+    from ckc_env.jax import compiled
+
+    cache = compiled.prepare(announce=False)  # the loops' compile times below: each cached after its first run
     devices = [str(d) for d in jax.devices()]
-    print(f"jax {jax.__version__} on {jax.default_backend()}: {devices}")
+    print(f"jax {jax.__version__} on {jax.default_backend()}: {devices}; compile cache: {cache}")
     print("decisions/s: the learner's against bots; ratio: decisions of all seats per second, JAX / NumPy (or our")
     print("random loop / Pgx's game), the median over rounds of the same round's ratio; compile time apart")
     print(f"{'':9s} {'loop':16s} {'decisions/s median (min-max)':40s} {'NumPy':>12s} {'ratio':>10s} {'compile s':>9s}")
@@ -393,6 +396,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "jax": jax.__version__,
         "backend": jax.default_backend(),
         "devices": devices,
+        "compile_cache": None if cache is None else str(cache),
         "settings": {k: v for k, v in vars(args).items() if k != "json"} | {"batches": batches},
         "runs": {},
     }

@@ -10,6 +10,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 # which runs a Python function between fork and exec unless told not to (its issue 58): never in a
 # process whose JAX threads run (ckc_env.picture.save_video does the same for its own videos).
 os.environ.setdefault("IMAGEIO_FFMPEG_NO_PREVENT_SIGINT", "1")
+# The commands turn JAX's persistent compile cache on (ckc_env.jax.compiled.prepare); the tests write
+# nothing to the user's cache folder unless asked to (CI names one in its scratch folder, shared by
+# its test processes).
+os.environ.setdefault("CKC_COMPILE_CACHE", "off")
 
 FORKS_AFTER_JAX: list[int] = []
 

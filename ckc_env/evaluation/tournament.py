@@ -326,8 +326,10 @@ def _run_batched(
     bar = _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup) + f" ({engine})")
     play_part, chunk = play_batched, BATCH_GAMES
     if engine == "jax":
+        from ..jax import compiled
         from ..jax.tournament import JAX_GAMES, play_jax
 
+        compiled.prepare(announce=progress)  # the persistent compile cache; a line per program compiled
         play_part, chunk = play_jax, JAX_GAMES
     results: list[tuple[int, dict[str, Any]]] = []
     for start in range(0, games, chunk):

@@ -201,7 +201,7 @@ def init_one(
     return advance(rules, start_round(rules, new_game(rules, state)))
 
 
-@compiled.entry(static=("rules",))
+@compiled.entry(static=("rules",), what="the games' deal", first="about 15 s")
 def init(
     rules: Rules,
     keys: jax.Array,
@@ -292,7 +292,7 @@ def on_games(flags: jax.Array, play: Any, state: State, chunk: int) -> State:
     return lax.while_loop(lambda carry: carry[1].any(), one_chunk, (state, flags))[0]
 
 
-@compiled.entry(static=("rules", "autoreset"))
+@compiled.entry(static=("rules", "autoreset"), what="the games' step", first="about 15 s")
 def step(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False) -> State:
     """``step_one`` for every game of the batch ((B,) actions), the same games and arrays: each
     game's suspicion loop runs vmapped over the batch, and the games that reach the scoring are
@@ -312,14 +312,14 @@ def step(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False
     return on_games(ending, jax.vmap(partial(_end_round_and_go_on, rules, autoreset)), state, chunk)
 
 
-@compiled.entry(static=("rules", "autoreset"))
+@compiled.entry(static=("rules", "autoreset"), what="the games' step (an action per game)", first="about 15 s")
 def step_each(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False) -> State:
     """``jax.vmap(step_one)``: the same results as :func:`step`, every transition selected in
     every game (what a caller that vmaps ``step_one`` itself, as Pgx users do, runs)."""
     return jax.vmap(partial(step_one, rules, autoreset=autoreset))(state, actions)
 
 
-@compiled.entry(static=("rules",))
+@compiled.entry(static=("rules",), what="the legal actions")
 def legal_action_mask(rules: Rules, state: State) -> jax.Array:
     """(B, 40) bool legal actions of every game's pending decision."""
     return jax.vmap(partial(legal_mask_one, rules))(state)

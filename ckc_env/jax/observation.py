@@ -327,7 +327,7 @@ def _seats_or_acting(states: State, seats: Any) -> jax.Array:
     return jax.vmap(acting_seat)(states) if seats is None else jnp.asarray(seats, I32)
 
 
-@compiled.entry(static=("rules", "layout"))
+@compiled.entry(static=("rules", "layout"), what="the observations")
 def observe_batch(
     rules: Rules,
     states: State,
@@ -346,13 +346,13 @@ def observe_batch(
     )
 
 
-@compiled.entry(static=("rules",))
+@compiled.entry(static=("rules",), what="the full states")
 def encode_state_batch(rules: Rules, states: State) -> jax.Array:
     """(B, STATE.size) float32: :func:`encode_state` of every game of a batch."""
     return jax.vmap(partial(encode_state, rules))(states)
 
 
-@compiled.entry(static=("rules",))
+@compiled.entry(static=("rules",), what="the critic's states")
 def encode_critic_state_batch(rules: Rules, states: State, seats: Any = None) -> jax.Array:
     """(B, CRITIC_STATE.size) float32: :func:`encode_critic_state` of every game of a batch."""
     seats = _seats_or_acting(states, seats)

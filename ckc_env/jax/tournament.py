@@ -273,7 +273,7 @@ def _count_rounds(state: State, rounds: jax.Array, caught: jax.Array) -> tuple[j
     return rounds + ended.astype(jnp.int32), caught + jnp.sum(hit[:, :, None] & at_seat, axis=1, dtype=jnp.int32)
 
 
-@compiled.entry(static=("rules", "forms"), keep=8)
+@compiled.entry(static=("rules", "forms"), keep=8, what="a tournament's games", first="about 20 s")
 def play_games(
     rules: Rules,
     forms: tuple[Form, ...],
