@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -158,26 +160,40 @@ def env_rate(config, steps: int) -> float:
     return rounds * env.num_envs / elapsed
 
 
+SNAPSHOT = str(ROOT / "checkpoints/ppo_5p_scratch/best_model.json")
+"""A learner's snapshot for SB3's self-play cost: a shipped 5-player agent file, net_arch [256, 256]."""
+
 JAX_CHUNKS: dict[tuple[str, str], tuple] = {}
 """The device path's compiled iterations and runner, per recipe and opponent (compiled once per run)."""
 
 
-def jax_rate(config, opponent: str, iterations: int) -> float:
+def on_loop(config, opponent: str, loop: str = "learner"):
+    """The device config against four ``opponent`` (``self``: the learner at every seat) on ``loop``."""
+    vector = config.vector.model_copy(update={"loop": loop})
+    self_play = config.self_play.model_copy(update={"shared": opponent == "self"})
+    return config.replace(opponents=[opponent], vector=vector, self_play=self_play)
+
+
+def jax_rate(config, opponent: str, iterations: int, loop: str = "learner") -> float:
     """Learner steps/s of the device path (training/trainers/jax/): ``iterations`` whole PPO iterations
-    in one compiled call, timed after a first (compiling) call."""
+    in one compiled call, timed after a first (compiling) call; on the one-decision loop the learner
+    steps are the learner's decisions in them."""
     import jax
 
+    from ckc_env.jax import compiled
     from ckc_env.training.trainers.jax.network import rollout_size
     from ckc_env.training.trainers.jax.trainer import build_env, start_runner
     from ckc_env.training.trainers.jax.update import compile_chunk
 
-    key = (repr(config), opponent)
+    key = (repr(config), opponent, loop)
     if key not in JAX_CHUNKS:
-        setup = config.replace(opponents=[opponent])
+        setup = on_loop(config, opponent, loop)
         env = build_env(setup)
         runner = start_runner(setup, env, np.ones(1))
         chunk = compile_chunk(env, setup, iterations)
-        runner, figures = chunk(runner)  # compiles
+        with compiled.compiling(f"the training iteration vs 4 {opponent} ({loop} loop)"):
+            chunk.lower(runner).compile()
+        runner, figures = chunk(runner)  # the first call, untimed
         jax.block_until_ready(figures)
         JAX_CHUNKS[key] = (chunk, runner, rollout_size(setup))
     chunk, runner, rollout = JAX_CHUNKS[key]
@@ -186,42 +202,59 @@ def jax_rate(config, opponent: str, iterations: int) -> float:
     jax.block_until_ready(figures)
     elapsed = time.perf_counter() - start
     JAX_CHUNKS[key] = (chunk, runner, rollout)
-    return iterations * rollout / elapsed
+    steps = float(np.sum(figures["learner_steps"])) if "learner_steps" in figures else iterations * rollout
+    return steps / elapsed
 
 
-def jax_env_rate(config, opponent: str, steps: int) -> float:
-    """Learner steps/s of the device path's environment alone: ``lax.scan`` over
-    ``vector_env.step`` with uniformly random legal learner actions, timed after a compiling call."""
+def jax_env_rate(config, opponent: str, steps: int, loop: str = "learner") -> float:
+    """Learner steps/s of the device path's environment alone: ``lax.scan`` over its step with
+    uniformly random legal learner actions, timed after a compiling call (the learner's view:
+    ``vector_env.step``, a learner step each; the table's: ``table_env.step``, a decision of every
+    game each, the learner's counted). The learner's observations are summed into the output, so
+    that XLA computes them as the trainer and the NumPy environment do."""
     import jax
     import jax.numpy as jnp
 
-    from ckc_env.jax import vector_env
+    from ckc_env.jax import table_env, vector_env
     from ckc_env.training.trainers.jax.trainer import build_env
 
-    setup = config.replace(opponents=[opponent])
-    key = (repr(setup), "env only")
+    setup = on_loop(config, opponent, loop)
+    key = (repr(setup), "env only", loop)
     size = setup.vector.num_envs
-    length = max(1, steps // size)
     if key not in JAX_CHUNKS:
         env = build_env(setup)
-        state, _, mask = vector_env.reset(env, jax.random.key(0), size, jnp.ones(1))
+        if loop == "decision":
+            length = max(1, steps // size) * 5  # about as many learner steps as the learner's view takes
 
-        def one(carry, step_key):
-            state, mask = carry
-            action = jax.random.categorical(step_key, jnp.where(mask, 0.0, -1e9))
-            state, out = vector_env.step(env, state, action)
-            return (state, out.mask), out.done.sum()
+            def one(state, step_key):  # the learner's observation where it acts, as the trainer computes it
+                obs, mask = table_env.observe(env, state, where=table_env.acting(state)[1])
+                action = jax.random.categorical(step_key, jnp.where(mask, 0.0, -1e9))
+                state, out = table_env.step(env, state, action)
+                return state, (out.learner.sum(), obs.sum())  # the observation used: not compiled away
 
-        scan = jax.jit(lambda state, mask, k: jax.lax.scan(one, (state, mask), jax.random.split(k, length)))
-        (state, mask), done = scan(state, mask, jax.random.key(1))
-        jax.block_until_ready(done)
-        JAX_CHUNKS[key] = (scan, (state, mask), length * size)
-    scan, (state, mask), total = JAX_CHUNKS[key]
+            state = table_env.reset(env, jax.random.key(0), size, jnp.ones(1))
+            scan = jax.jit(lambda state, k: jax.lax.scan(one, state, jax.random.split(k, length)))
+        else:
+            length = max(1, steps // size)
+            state, _, mask = vector_env.reset(env, jax.random.key(0), size, jnp.ones(1))
+
+            def one(carry, step_key):
+                state, mask = carry
+                action = jax.random.categorical(step_key, jnp.where(mask, 0.0, -1e9))
+                state, out = vector_env.step(env, state, action)
+                return (state, out.mask), (jnp.int32(size), out.obs.sum())  # the observation used
+
+            state = (state, mask)
+            scan = jax.jit(lambda state, k: jax.lax.scan(one, state, jax.random.split(k, length)))
+        state, (counted, _) = scan(state, jax.random.key(1))
+        jax.block_until_ready(counted)
+        JAX_CHUNKS[key] = (scan, state)
+    scan, state = JAX_CHUNKS[key]
     start = time.perf_counter()
-    (state, mask), done = scan(state, mask, jax.random.key(2))
-    jax.block_until_ready(done)
+    state, (counted, _) = scan(state, jax.random.key(2))
+    total = int(jax.device_get(counted).sum())
     elapsed = time.perf_counter() - start
-    JAX_CHUNKS[key] = (scan, (state, mask), total)
+    JAX_CHUNKS[key] = (scan, state)
     return total / elapsed
 
 
@@ -261,6 +294,13 @@ def main(argv: list[str] | None = None) -> None:
         "--jax-iterations", type=cli.integer(1), default=2, help="PPO iterations per device-path measurement"
     )
     parser.add_argument("--jax-only", action="store_true", help="the device path alone")
+    parser.add_argument(
+        "--jax-loop",
+        choices=("learner", "decision", "both"),
+        default="both",
+        help="the device path's rollout: the learner's view, one decision per step (vector.loop), or both",
+    )
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="measure these lines alone (their names as printed)")
     parser.add_argument("--repeats", type=cli.integer(1), default=3)
     parser.add_argument("--json", metavar="FILE", help="write the rates and ratios to FILE")
     args = parser.parse_args(argv)
@@ -293,6 +333,11 @@ def main(argv: list[str] | None = None) -> None:
                     versus(vector, "bayes_v1"), args.vector_steps, "vs 4 bayes_v1"
                 ),
                 "vector env only, vs 4 bayes_v1": lambda: env_rate(versus(vector, "bayes_v1"), args.vector_steps),
+                # what self-play costs SB3's path: four network opponents of the learner's shape (its
+                # snapshots), here a shipped agent file of the same architecture
+                "vector vs 4 snapshots": lambda: vector_rate(
+                    versus(vector, SNAPSHOT), args.vector_steps, "vs 4 snapshots"
+                ),
             }
         )
     if vector is not None and vector.vector.threads != 1:  # the scalar path given the same torch threads
@@ -313,19 +358,44 @@ def main(argv: list[str] | None = None) -> None:
                 ),
             }
         )
-    device = None
+    device = cache = None
     if on_device is not None:
         import jax
 
         device = f"{jax.devices()[0].platform}: {jax.devices()[0].device_kind}"
+        from ckc_env.jax import compiled
+
+        cache = compiled.prepare()  # the persistent compile cache; each program's compile time goes to the JSON
         steps = args.jax_iterations * on_device.ppo.get("n_steps", 2048) * on_device.vector.num_envs
-        jax_setups = {
-            "jax vs 4 bayes_v1": lambda: jax_rate(on_device, "bayes_v1", args.jax_iterations),
-            "jax vs 4 random": lambda: jax_rate(on_device, "random", args.jax_iterations),
-            "jax env only, vs 4 bayes_v1": lambda: jax_env_rate(on_device, "bayes_v1", steps),
-        }
+        jax_setups = {}
+        if args.jax_loop in ("learner", "both"):
+            jax_setups.update(
+                {
+                    "jax vs 4 bayes_v1": lambda: jax_rate(on_device, "bayes_v1", args.jax_iterations),
+                    "jax vs 4 random": lambda: jax_rate(on_device, "random", args.jax_iterations),
+                    "jax env only, vs 4 bayes_v1": lambda: jax_env_rate(on_device, "bayes_v1", steps),
+                }
+            )
+        if args.jax_loop in ("decision", "both"):
+            jax_setups.update(
+                {
+                    "jax decisions, self-play": lambda: jax_rate(on_device, "self", args.jax_iterations, "decision"),
+                    "jax decisions vs 4 bayes_v1": lambda: jax_rate(
+                        on_device, "bayes_v1", args.jax_iterations, "decision"
+                    ),
+                    "jax decisions vs 4 random": lambda: jax_rate(on_device, "random", args.jax_iterations, "decision"),
+                    "jax decisions env only, vs 4 bayes_v1": lambda: jax_env_rate(
+                        on_device, "bayes_v1", steps, "decision"
+                    ),
+                }
+            )
         setups = jax_setups if args.jax_only else {**setups, **jax_setups}
         print(f"jax config {args.jax_config}: num_envs={on_device.vector.num_envs} on {device}")
+    if args.only:
+        unknown = sorted(set(args.only) - set(setups))
+        if unknown:
+            parser.error(f"--only: unknown line(s) {unknown}: accepted: {sorted(setups)}")
+        setups = {name: measure for name, measure in setups.items() if name in args.only}
     print(f"config {args.config}: {config.game_config.num_players} players, belief_features={config.belief_features}")
     if vector is not None:
         print(f"vector config {args.vector_config}: num_envs={vector.vector.num_envs}, n_steps={vector.ppo['n_steps']}")
@@ -338,17 +408,32 @@ def main(argv: list[str] | None = None) -> None:
     for name, value in medians.items():
         print(f"{name:32s} {value:9.0f} learner steps/s")
 
-    def ratio(top: str, bottom: str) -> float:
+    def ratio(top: str, bottom: str) -> float | None:
+        if top not in rates or bottom not in rates:  # a line not measured (--only, --jax-only)
+            return None
         return statistics.median(a / b for a, b in zip(rates[top], rates[bottom], strict=True))
 
     ratios = {} if args.jax_only else {"bayes_v1 / random": ratio("vs 4 bayes_v1", "vs 4 random")}
-    if on_device is not None:
-        ratios["jax bayes_v1 / random"] = ratio("jax vs 4 bayes_v1", "jax vs 4 random")
-        if not args.jax_only:
-            ratios["jax / scalar, vs 4 bayes_v1"] = ratio("jax vs 4 bayes_v1", "vs 4 bayes_v1")
-            if vector is not None:
-                ratios["jax / vector, vs 4 bayes_v1"] = ratio("jax vs 4 bayes_v1", "vector vs 4 bayes_v1")
-                ratios["jax / vector, vs 4 random"] = ratio("jax vs 4 random", "vector vs 4 random")
+    # each ratio of two rates measured in this run: the same round's pair, the median over rounds
+    pairs = {
+        "jax bayes_v1 / random": ("jax vs 4 bayes_v1", "jax vs 4 random"),
+        "jax / scalar, vs 4 bayes_v1": ("jax vs 4 bayes_v1", "vs 4 bayes_v1"),
+        "jax / vector, vs 4 bayes_v1": ("jax vs 4 bayes_v1", "vector vs 4 bayes_v1"),
+        "jax / vector, vs 4 random": ("jax vs 4 random", "vector vs 4 random"),
+        "jax decisions / vector, vs 4 bayes_v1": ("jax decisions vs 4 bayes_v1", "vector vs 4 bayes_v1"),
+        "jax decisions / vector, vs 4 random": ("jax decisions vs 4 random", "vector vs 4 random"),
+        "jax decisions self-play / vector vs 4 snapshots": ("jax decisions, self-play", "vector vs 4 snapshots"),
+        "jax decisions self-play / vector vs 4 random": ("jax decisions, self-play", "vector vs 4 random"),
+        "jax decisions / jax learner's view, vs 4 bayes_v1": ("jax decisions vs 4 bayes_v1", "jax vs 4 bayes_v1"),
+        "jax decisions env / vector env, vs 4 bayes_v1": (
+            "jax decisions env only, vs 4 bayes_v1",
+            "vector env only, vs 4 bayes_v1",
+        ),
+        "jax env / vector env, vs 4 bayes_v1": ("jax env only, vs 4 bayes_v1", "vector env only, vs 4 bayes_v1"),
+    }
+    for name, (top, bottom) in pairs.items():
+        if top in rates and bottom in rates:
+            ratios[name] = ratio(top, bottom)
     if vector is not None and not args.jax_only:
         ratios["vector / scalar, vs 4 bayes_v1"] = ratio("vector vs 4 bayes_v1", "vs 4 bayes_v1")
         ratios["vector / scalar, vs 4 random"] = ratio("vector vs 4 random", "vs 4 random")
@@ -365,6 +450,7 @@ def main(argv: list[str] | None = None) -> None:
             ratios[f"{processes} / the config's, env only"] = ratio(
                 f"vector env only, vs 4 bayes_v1, {processes}", "vector env only, vs 4 bayes_v1"
             )
+    ratios = {name: value for name, value in ratios.items() if value is not None}
     for name, value in ratios.items():
         print(f"{name:32s} {value:9.2f}")
     for name, shares in UPDATE_SHARE.items():
@@ -376,7 +462,7 @@ def main(argv: list[str] | None = None) -> None:
             Path(args.json),
             json.dumps(
                 {
-                    "command": "python benchmarks/bench_training.py " + " ".join(argv or sys.argv[1:]),
+                    "command": "python benchmarks/bench_training.py " + shlex.join(argv or sys.argv[1:]),
                     "config": _relative(args.config),
                     "vector_config": _relative(args.vector_config),
                     "repeats": args.repeats,
@@ -387,10 +473,19 @@ def main(argv: list[str] | None = None) -> None:
                     "vector_update_share": UPDATE_SHARE,
                     "jax_config": None if on_device is None else _relative(args.jax_config),
                     "jax_device": device,
+                    "jax_compile_cache": None if cache is None else str(cache),
+                    "jax_compile": _compile_times(),
                 },
                 indent=2,
             ),
         )
+
+
+def _compile_times() -> dict[str, Any]:
+    """The seconds each device program took to compile (or to read from the cache), if any ran."""
+    if "ckc_env.jax.compiled" not in sys.modules:
+        return {}
+    return dict(sys.modules["ckc_env.jax.compiled"].times)
 
 
 def _relative(path: str) -> str:

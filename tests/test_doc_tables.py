@@ -216,6 +216,8 @@ def step_zero(history: list) -> list[str]:
 
 
 DEVICE_CURVE = "docs/results/scratch_jax_h200_evaluations.json"
+DECISIONS = "docs/results/bench_training_decisions_cpu.json"
+SELF_PLAY_CPU = "docs/results/self_play_jax_cpu_evaluations.json"
 CPU_CHECK = "docs/results/scratch_jax_cpu_first_minutes_evaluations.json"
 
 QUOTES = [
@@ -263,6 +265,70 @@ QUOTES = [
         "| the 2-core CPU (`docs/results/bench_training_jax_cpu.json`, median of 3) | {} | {} | {} |",
         "docs/results/bench_training_jax_cpu.json",
         lambda r: steps_per_s(r, "jax vs 4 random", "jax vs 4 bayes_v1", "jax env only, vs 4 bayes_v1"),
+    ),
+    (
+        "README.md",
+        "| the device path, one decision per step | {} | {} | {} | {} |",
+        DECISIONS,
+        lambda r: steps_per_s(
+            r,
+            "jax decisions, self-play",
+            "jax decisions vs 4 random",
+            "jax decisions vs 4 bayes_v1",
+            "jax decisions env only, vs 4 bayes_v1",
+        ),
+    ),
+    (
+        "README.md",
+        "| the device path, the learner's view | | {} | {} | {} |",
+        DECISIONS,
+        lambda r: steps_per_s(r, "jax vs 4 random", "jax vs 4 bayes_v1", "jax env only, vs 4 bayes_v1"),
+    ),
+    (
+        "README.md",
+        "| SB3's vector path (self-play: against four snapshots of the learner's shape) | {} | {} | {} | {} |",
+        DECISIONS,
+        lambda r: steps_per_s(
+            r, "vector vs 4 snapshots", "vector vs 4 random", "vector vs 4 bayes_v1", "vector env only, vs 4 bayes_v1"
+        ),
+    ),
+    (
+        "README.md",
+        "In self-play the device path trains at **{}x** SB3's vector path against four snapshots",
+        DECISIONS,
+        lambda r: [f"{r['ratios']['jax decisions self-play / vector vs 4 snapshots']:.2f}"],
+    ),
+    (
+        "README.md",
+        "{}x SB3's vector path with one decision per step ({}x with the learner's view), and the environment alone "
+        "at {}x the NumPy one's (the learner's view: {}x)",
+        DECISIONS,
+        lambda r: [
+            f"{r['ratios'][name]:.2f}"
+            for name in (
+                "jax decisions / vector, vs 4 bayes_v1",
+                "jax / vector, vs 4 bayes_v1",
+                "jax decisions env / vector env, vs 4 bayes_v1",
+                "jax env / vector env, vs 4 bayes_v1",
+            )
+        ],
+    ),
+    (
+        "README.md",
+        "it reached bayes_v1's level at its first evaluation, {} at 524k steps after {} minutes, and its best, {} at "
+        "1.5M steps after {} minutes, is above it",
+        SELF_PLAY_CPU,
+        lambda r: [
+            part
+            for entry in (r[1], r[3])  # the first evaluation, and the best
+            for part in (wilson_rate(entry["results"]["vs_bayes_v1"]), f"{entry['elapsed_seconds'] / 60:.1f}")
+        ],
+    ),
+    (
+        "README.md",
+        "its best model wins {} where `ppo_all_counts_mixed_34p` wins {}, a paired difference of {}",
+        "docs/results/self_play_jax_cpu_vs_mixed_34p_5p.json",
+        lambda r: [rate(r["players"][0]["win"]), rate(r["players"][1]["win"]), signed(r["difference"]["win"])],
     ),
     (
         "README.md",

@@ -57,7 +57,7 @@ TINY = {
         ({"duplicate": "bayes_v2"}, ["duplicate", "NumPy engine"]),
         ({"critic_state": True}, ["critic_state", "NumPy engine"]),
         ({"pretrain": {"teacher": "bayes_v1"}}, ["pretrain.teacher", "init_from"]),
-        ({"opponents": ["self"]}, ["self-play", "engine: sb3"]),
+        ({"opponents": ["self"]}, ["self-play", "vector.loop: decision"]),
         ({"finetune": {"critic_fit": 1000}}, ["critic_fit"]),
         ({"belief_features": "second_order"}, ["belief_features", "second-order"]),
         ({"ppo": {"n_steps": 4, "batch_size": 48}}, ["ppo.batch_size", "a divisor of n_steps x vector.num_envs = 64"]),
@@ -78,6 +78,12 @@ def test_every_shipped_jax_config_loads_and_has_jax_forms():
     config = parse_config(yaml.safe_load((ROOT / "configs/train/scratch_jax.yaml").read_text()))
     assert config.engine == "jax" and config.eval.reference == "bayes_v2"
     checks.check_players(config, False)
+    shipped = [path for path in sorted((ROOT / "configs/train").rglob("*.yaml")) if "engine: jax" in path.read_text()]
+    assert len(shipped) >= 3
+    for path in shipped:
+        checks.check_players(parse_config(yaml.safe_load(path.read_text())), False)
+    self_play = parse_config(yaml.safe_load((ROOT / "configs/train/self_play_jax.yaml").read_text()))
+    assert self_play.self_play.shared and self_play.vector.loop == "decision"
     with pytest.raises(ValueError, match="no JAX form"):
         checks.check_players(parse_config({**TINY, "opponents": ["bayes_v3"]}), False)
 
@@ -169,6 +175,9 @@ def test_a_tiny_run_writes_the_run_folder_of_the_sb3_path(tiny_run):
     rows = (run / "progress.csv").read_text().splitlines()
     assert rows[0].startswith("time/total_timesteps") and len(rows) == 3  # one row per PPO iteration
     assert jax_state.state_timesteps(run / jax_state.STATE_FILE) == 128
+    compile_times = json.loads((run / "summary.json").read_text())["compile"]  # seconds, and from the cache or not
+    assert compile_times["the training iteration"]["seconds"] > 0
+    assert {entry["cache"] for entry in compile_times.values()} <= {"off", "miss", "hit", "partly"}
 
 
 def positions_of_the_aec_env(belief_features, count: int = 60):

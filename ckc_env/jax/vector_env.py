@@ -52,6 +52,10 @@ from .tournament import Form, decide_where, jax_form, where_games
 
 SEATS = 5
 I32, F32 = jnp.int32, jnp.float32
+SHARED = -3
+"""In ``VectorEnv.seat_form``: a seat the learner itself holds (``self_seats="shared"``)."""
+SNAPSHOT = -4
+"""In ``VectorEnv.seat_form``: a seat one of the learner's snapshots plays (``self_seats="snapshots"``)."""
 
 
 # ---------------------------------------------------------------------------------------------- the static part
@@ -91,11 +95,15 @@ class VectorEnv:
         belief_features: bool | str = True,
         reward: str = "points",
         trust_checkpoint: bool = False,
+        self_seats: str | None = None,
     ) -> VectorEnv:
         """From a game's options (``num_players`` a count or a list), the opponents tables (each as
         ``opponents`` takes it: one spec, a list of n-1, or ``{count: ...}``; several make a
         population), the learner's seat, the layout and the reward scheme. Every player must have a
-        JAX form (``jax.tournament.jax_form``: a ValueError names the ones that have none)."""
+        JAX form (``jax.tournament.jax_form``: a ValueError names the ones that have none).
+        ``self_seats``: a ``"self"`` opponent is a seat the learner holds (``"shared"``:
+        :data:`SHARED`) or one of its snapshots plays (``"snapshots"``: :data:`SNAPSHOT`); the
+        table's view, ``jax.table_env``, plays those."""
         rules_options = dict(game)
         counts = table_options.player_counts(rules_options.pop("num_players", 5))
         configs = table_options.game_configs(rules_options, sorted(set(counts)))
@@ -109,12 +117,16 @@ class VectorEnv:
         layout = LAYOUTS[ENV_VERSION][table_options.belief_features(belief_features)]
         forms: list[Form] = []
         by_label: dict[str, int] = {}
+        held = {"shared": SHARED, "snapshots": SNAPSHOT}.get(self_seats or "")
         seat_form = np.full((len(tables), 6, SEATS), -1, dtype=np.int32)
         for m, table in enumerate(tables):
             by_count = table_options.opponents_by_count(table, list(sorted(set(counts))), what=f"population[{m}]")
             for n, row in by_count.items():
                 for k, spec in enumerate(row, start=1):
                     label = specs.label(spec)
+                    if held is not None and label == specs.SELF:  # the table's view plays these
+                        seat_form[m, n, k] = held
+                        continue
                     if label not in by_label:
                         by_label[label] = len(forms)
                         forms.append(jax_form(spec, trust_checkpoint))
@@ -166,22 +178,26 @@ class Step(NamedTuple):
 
 
 # ---------------------------------------------------------------------------------------------- rewards
-def _learner_reward(env: VectorEnv, games: State, seat: jax.Array) -> jax.Array:
-    """(B,) the scheme's reward of each learner for the engine's last step (``table.rewards``)."""
-    rows = jnp.arange(seat.shape[0])
-    n = games.n.astype(F32)
+def seat_rewards(scheme: str, games: State) -> jax.Array:
+    """(B, 5) the scheme's reward of every seat for the engine's last step (``table.rewards``; 0 at
+    the seats a game does not have)."""
+    n = games.n.astype(F32)[:, None]
     present = jnp.arange(SEATS)[None, :] < games.n.astype(I32)[:, None]
     gained = jnp.where(present, games.rewards.astype(F32), 0.0)
-    own = gained[rows, seat]
-    if env.scheme == "points":
-        return own
-    if env.scheme == "margin":
-        return rewards.margin(own, gained.sum(1), n)
+    if scheme == "points":
+        return gained
+    if scheme == "margin":
+        return jnp.where(present, rewards.margin(gained, gained.sum(1, keepdims=True), n), 0.0)
     winners = games.winners & present
-    count = winners.sum(1).astype(F32)
-    won = winners[rows, seat].astype(F32)
+    count = winners.sum(1, keepdims=True).astype(F32)
+    won = winners.astype(F32)
     paid = won / jnp.maximum(count, 1.0) - (1.0 - won) / jnp.maximum(n - count, 1.0)  # rewards.win, in jnp
-    return jnp.where(games.terminated, paid, 0.0)
+    return jnp.where(present & games.terminated[:, None], paid, 0.0)
+
+
+def _learner_reward(env: VectorEnv, games: State, seat: jax.Array) -> jax.Array:
+    """(B,) the scheme's reward of each learner for the engine's last step."""
+    return seat_rewards(env.scheme, games)[jnp.arange(seat.shape[0]), seat]
 
 
 def _results(games: State, seat: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -339,7 +355,7 @@ def _empty_settling(es: EnvState, paid: jax.Array) -> _Settling:
     return _Settling(es, paid, false, false, zeros, zeros, zeros, jnp.zeros(paid.shape, I32))
 
 
-@compiled.entry(static=("env", "size"), keep=2)
+@compiled.entry(static=("env", "size"), keep=2, what="the learner's first deal (reset)", first="up to a minute")
 def reset(
     env: VectorEnv, key: jax.Array, size: int, weights: jax.Array | None = None
 ) -> tuple[EnvState, jax.Array, jax.Array]:

@@ -8,7 +8,10 @@ anything is built).
 | duplicate rewards (``duplicate``) | yes | no |
 | the asymmetric critic (``critic_state``) | yes | no |
 | fitting the critic first (``finetune.critic_fit``) | yes | no: ``finetune.critic_warmup`` |
-| self-play snapshots (``self``) | yes | no |
+| self-play snapshots (``self``) | yes | yes, with ``vector.loop: decision`` |
+| a population's ``self`` members | yes | no |
+| self-play with shared parameters (``self_play.shared``) | no | yes, with ``vector.loop: decision`` |
+| one decision per step (``vector.loop: decision``) | no | yes |
 | second-order beliefs (``belief_features: second_order``) | yes | no |
 | worker processes (``vector.workers`` > 1) | yes | no: one process on the device |
 | minibatches that do not divide the rollout | yes | no: fixed shapes |
@@ -21,13 +24,23 @@ from typing import Any
 from ckc_env.table.options import fail
 
 REFUSED: dict[str, dict[str, str]] = {
-    "sb3": {},
+    "sb3": {
+        "self_play.shared": "the learner holds several seats on the device path only (engine: jax, vector.loop: decision)",
+        "vector.loop": "one decision per step is the device path's loop (engine: jax)",
+    },
     "jax": {
         "pretrain.teacher": "clone on the SB3 path (engine: sb3), then start this run from it with init_from",
         "duplicate": "duplicate rewards are played on the NumPy engine only (engine: sb3)",
         "critic_state": "the asymmetric critic is trained on the NumPy engine only (engine: sb3)",
         "finetune.critic_fit": "fit the critic on the SB3 path, or use finetune.critic_warmup here",
-        "self": "self-play snapshots as opponents are trained on the NumPy engine only (engine: sb3)",
+        "self": (
+            "on the device self-play runs one decision per step (vector.loop: decision): its self seats played "
+            "by the learner's snapshots, or by the learner itself with self_play.shared: true"
+        ),
+        "population.self": (
+            "a population's self members (a member per snapshot, weighted by pfsp) are trained on the SB3 path "
+            "(engine: sb3); on the device, self in the opponents plays the snapshots drawn uniformly"
+        ),
     },
 }
 """engine -> the features it does not train, with what to do instead."""
@@ -40,7 +53,10 @@ def asked(config: Any) -> dict[str, bool]:
         "duplicate": config.duplicate is not None,
         "critic_state": config.critic_state,
         "finetune.critic_fit": config.finetune.critic_fit > 0,
-        "self": config.uses_self_play,
+        "self": config.uses_self_play and not (config.vector is not None and config.vector.loop == "decision"),
+        "population.self": config.population is not None and config.population.uses_self_play,
+        "self_play.shared": config.self_play.shared,
+        "vector.loop": config.vector is not None and config.vector.loop == "decision",
     }
 
 
@@ -49,7 +65,7 @@ def check(config: Any) -> None:
     refused = REFUSED[config.engine]
     for key, given in asked(config).items():
         if given and key in refused:
-            what = "self-play opponents (self)" if key == "self" else key
+            what = {"self": "self-play opponents (self)", "population.self": "population members self"}.get(key, key)
             raise ValueError(f"engine: {config.engine} does not train with {what}: {refused[key]}")
     if config.engine != "jax":
         return
@@ -57,6 +73,13 @@ def check(config: Any) -> None:
         fail(
             "vector.workers", config.vector.workers, "1 with engine: jax (its games run on the device, in one process)"
         )
+    decision = config.vector.loop == "decision"
+    if config.self_play.shared and not decision:
+        fail("self_play.shared", True, "false, or true with vector.loop: decision (the learner at several seats)")
+    if config.self_play.shared and config.population is not None:
+        fail("self_play.shared", True, "false with a population (its self members are snapshots)")
+    if decision and config.belief_features == "players":
+        fail("belief_features", "players", "false or true with vector.loop: decision (a reading per seat: not kept)")
     if config.belief_features == "second_order":
         fail(
             "belief_features", "second_order", "false, true or 'players' with engine: jax (no JAX second-order reader)"

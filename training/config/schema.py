@@ -50,6 +50,10 @@ class SelfPlay(Section):
     """Learner steps between snapshots (safe agent files in ``<run>/snapshots/``)."""
     keep: Count(1, limits.MAX_KEEP) = 5
     """Snapshots kept (the latest)."""
+    shared: Flag = False
+    """``self`` seats played by the learner itself, with its current parameters (each of their
+    decisions a learner step), instead of by its snapshots: ``engine: jax`` with ``vector.loop:
+    decision`` only."""
 
 
 class Pretrain(Section):
@@ -153,6 +157,11 @@ class Vector(Section):
     """Torch threads for the gradient steps."""
     workers: Count(1, limits.MAX_WORKERS) = 1
     """Processes the game slots are split across (``ckc_env.envs.subproc_vector``)."""
+    loop: Choice("learner", "decision", text="'learner' or 'decision'") = "learner"
+    """``engine: jax``'s rollout: ``learner``, ``ppo.n_steps`` learner steps per game slot, the
+    opponents played until every game waits for its learner (``jax.vector_env``); ``decision``,
+    ``ppo.n_steps`` decisions per game slot, every game one decision per step whoever acts
+    (``jax.table_env``), as many learner steps as the learner's seats decided."""
 
     @model_validator(mode="after")
     def _workers(self) -> Vector:

@@ -48,8 +48,12 @@ from .state import STATE_FILE, load_state, save_state, state_timesteps
 from .update import Runner, compile_chunk, make_optimizer
 
 PROGRESS = "progress.csv"
+SNAPSHOTS = "snapshots"
+"""The run folder's snapshots of the learner (safe agent files), as the SB3 path keeps them."""
 PRINT_EVERY = 10.0
 """Seconds between progress lines (and rewrites of progress.csv) between evaluations."""
+FIRST_ITERATION = "about a minute"
+"""How long the training iteration takes to compile the first time (then it is read from the cache)."""
 
 
 class JAXTrainer(Trainer):
@@ -61,9 +65,12 @@ class JAXTrainer(Trainer):
     def start(self, resume_from: Path | None) -> None:
         import jax.numpy as jnp
 
+        from ckc_env.jax import compiled
         from ckc_env.observation import ENV_VERSION, LAYOUTS
 
         config = self.config
+        compiled.times.clear()
+        compiled.prepare()  # the persistent compile cache, a line per program compiled (a second run reads them)
         self.players = run_folder.trained_counts(config)
         _, self.prior = training_tables(config)
         self.env = build_env(config, trust_checkpoint=self.trust_checkpoint)
@@ -75,10 +82,14 @@ class JAXTrainer(Trainer):
         self.rates = np.full(len(self.prior), 1.0 / min(config.player_counts))
         self.runner = start_runner(config, self.env, self.weights(), params)
         self.timesteps = 0
+        self.snapshots_taken = 0
         if resume_from is not None:
             self.runner = load_state(self.runner, resume_from, config)
             self.timesteps = state_timesteps(resume_from)
             self.runner = self.runner._replace(timesteps=jnp.float32(self.timesteps))
+        if self.env_snapshots():  # the snapshots kept in the run folder, back on the device (oldest first)
+            for card in sorted((self.run_dir / SNAPSHOTS).glob("snapshot_*.json"))[-config.self_play.keep :]:
+                self.put_snapshot(start_network(str(card), inputs))
         if config.finetune.kl_to_start > 0:
             from ...imitation.finetune import START_POLICY
 
@@ -88,6 +99,35 @@ class JAXTrainer(Trainer):
             self.runner = self.runner._replace(start=start_network(str(start_file) + ".json", inputs))
         self.progress_log = Progress(self.run_dir, upto=self.timesteps if resume_from is not None else None)
 
+    def env_snapshots(self) -> int:
+        """How many snapshots the device keeps for the self seats (0: none are played)."""
+        return getattr(self.env, "snapshots", 0)
+
+    def put_snapshot(self, params: Any) -> None:
+        """``params`` into the device's stack of snapshots, over the oldest once it is full."""
+        import jax
+
+        env_state = self.runner.env_state
+        slot = self.snapshots_taken % self.env_snapshots()
+        frozen = jax.tree_util.tree_map(lambda stack, new: stack.at[slot].set(new), env_state.frozen, params)
+        self.snapshots_taken += 1
+        taken = np.int32(min(self.snapshots_taken, self.env_snapshots()))
+        self.runner = self.runner._replace(env_state=env_state._replace(frozen=frozen, taken=taken))
+
+    def take_snapshot(self) -> None:
+        """The learner now: a safe agent file in ``snapshots/`` (the ``keep`` latest kept, as the SB3
+        path keeps them) and a network of the device's stack."""
+        from ckc_env.files import remove_file
+
+        folder = self.run_dir / SNAPSHOTS
+        folder.mkdir(exist_ok=True)
+        params = self.runner.params
+        save_agent(params, folder / f"snapshot_{self.timesteps:012d}", self.config, self.timesteps, self.players)
+        for old in sorted(folder.glob("snapshot_*.json"))[: -self.config.self_play.keep]:
+            remove_file(old.with_suffix(".safetensors"))
+            remove_file(old)
+        self.put_snapshot(params)
+
     def weights(self) -> np.ndarray:
         """The population's sampling weights now (one table: 1)."""
         population = self.config.population
@@ -96,38 +136,51 @@ class JAXTrainer(Trainer):
         weights = member_weights(self.rates, population.scheme, population.power, population.floor, self.prior)
         return weights / weights.sum()
 
+    def device_weights(self) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.asarray(self.weights(), jnp.float32)
+
     def learn(self, run: Run) -> None:
         import jax
-        import jax.numpy as jnp
+
+        from ckc_env.jax import compiled
 
         config = self.config
         rollout = rollout_size(config)
         progress = self.progress_log
         iterate = compile_chunk(self.env, config, 1)  # one compiled call per iteration: one compilation per run
+        with compiled.compiling("the training iteration", FIRST_ITERATION):
+            iterate.lower(
+                self.runner._replace(env_state=self.runner.env_state._replace(weights=self.device_weights()))
+            ).compile()
         history = run.history
         next_eval = (history[-1]["timesteps"] if history else 0) + config.eval.every
+        next_snapshot = (self.timesteps // config.self_play.snapshot_every + 1) * config.self_play.snapshot_every
         shown = time.perf_counter()
         while self.timesteps < config.total_timesteps:
             started = time.perf_counter()
-            weights = jnp.asarray(self.weights(), jnp.float32)
             runner = self.runner
-            self.runner, figures = iterate(runner._replace(env_state=runner.env_state._replace(weights=weights)))
+            self.runner, figures = iterate(
+                runner._replace(env_state=runner.env_state._replace(weights=self.device_weights()))
+            )
             figures = jax.device_get(figures)
             seconds = time.perf_counter() - started
-            self.timesteps += rollout
-            timesteps = self.timesteps
             row = {name: float(value[0]) for name, value in figures.items() if np.ndim(value) == 1}
+            steps = int(row.pop("learner_steps", rollout))  # the one-decision loop: the learner's decisions
+            self.timesteps += steps
+            timesteps = self.timesteps
             games = max(row.pop("games"), 1.0)
             progress.add(
                 {
                     "time/total_timesteps": timesteps,
                     "time/elapsed": run.clock.elapsed(),
-                    "time/learner_steps_per_s": round(rollout / seconds, 1),
+                    "time/learner_steps_per_s": round(steps / seconds, 1),
                     "rollout/games": games,
                     "rollout/win_share": row.pop("win_share_sum") / games,
                     "rollout/points": row.pop("points_sum") / games,
                     "rollout/margin": row.pop("margin_sum") / games,
-                    "rollout/reward_per_step": row.pop("return_sum") / rollout,
+                    "rollout/reward_per_step": row.pop("return_sum") / max(steps, 1),
                     **{f"train/{name}": value for name, value in row.items()},
                 }
             )
@@ -139,6 +192,9 @@ class JAXTrainer(Trainer):
                     kept * self.rates + (1 - kept) * member_wins / np.maximum(member_games, 1),
                     self.rates,
                 )
+            if self.env_snapshots() and timesteps >= next_snapshot:
+                self.take_snapshot()
+                next_snapshot = (timesteps // config.self_play.snapshot_every + 1) * config.self_play.snapshot_every
             evaluating = next_eval <= timesteps < config.total_timesteps
             if evaluating or timesteps >= config.total_timesteps or time.perf_counter() - shown >= PRINT_EVERY:
                 shown = time.perf_counter()
@@ -170,7 +226,10 @@ class JAXTrainer(Trainer):
     def summary(self) -> dict[str, Any]:
         import jax
 
-        out: dict[str, Any] = {"device": str(jax.devices()[0])}
+        from ckc_env.jax import compiled
+
+        # what this run compiled: seconds each, and whether the persistent cache had it
+        out: dict[str, Any] = {"device": str(jax.devices()[0]), "compile": dict(compiled.times)}
         if self.config.population is not None:
             out["population"] = {"win_rates": self.rates.tolist(), "weights": self.weights().tolist()}
         return out
@@ -197,21 +256,28 @@ def training_tables(config: TrainConfig) -> tuple[list[Any], np.ndarray]:
 
 
 def build_env(config: TrainConfig, weights: np.ndarray | None = None, trust_checkpoint: bool = False):
-    """The run's :class:`~ckc_env.jax.vector_env.VectorEnv` (its training tables)."""
+    """The run's environment on its training tables: the learner's view
+    (:class:`~ckc_env.jax.vector_env.VectorEnv`), or with ``vector.loop: decision`` the table's
+    (:class:`~ckc_env.jax.table_env.TableEnv`, one decision of every game per step)."""
+    from ckc_env.jax import table_env
     from ckc_env.jax import vector_env as venv
 
     tables, _ = training_tables(config)
-    return venv.VectorEnv.build(
-        config.game, tables, config.learner_seat, config.belief_features, config.reward, trust_checkpoint
-    )
+    options = (config.game, tables, config.learner_seat, config.belief_features, config.reward, trust_checkpoint)
+    if config.vector.loop != "decision":
+        return venv.VectorEnv.build(*options)
+    snapshots = config.self_play.keep if config.uses_self_play and not config.self_play.shared else 0
+    return table_env.TableEnv.build(*options, snapshots=snapshots)
 
 
 def start_runner(config: TrainConfig, env: Any, weights: np.ndarray, params: Any = None) -> Runner:
     """The runner before the first iteration: the network (fresh from the seed, or ``params``),
-    Adam's state, ``vector.num_envs`` games dealt up to their learners' first decisions."""
+    Adam's state, ``vector.num_envs`` games dealt (the learner's view: up to their learners' first
+    decisions; the table's: to their first)."""
     import jax
     import jax.numpy as jnp
 
+    from ckc_env.jax import table_env
     from ckc_env.jax import vector_env as venv
     from ckc_env.observation import ENV_VERSION, LAYOUTS
 
@@ -220,7 +286,13 @@ def start_runner(config: TrainConfig, env: Any, weights: np.ndarray, params: Any
     if params is None:
         params = init_network(init_key, LAYOUTS[ENV_VERSION][config.belief_features].size, config)
     optimizer = make_optimizer(Hyper.of(config))
-    env_state, obs, mask = venv.reset(env, env_key, config.vector.num_envs, jnp.asarray(weights, jnp.float32))
+    weights = jnp.asarray(weights, jnp.float32)
+    if isinstance(env, table_env.TableEnv):  # the snapshots' stack: as many networks as are kept, none in use
+        frozen = jax.tree_util.tree_map(lambda x: jnp.zeros((env.snapshots, *x.shape), x.dtype), params)
+        state = table_env.reset(env, env_key, config.vector.num_envs, weights, frozen if env.snapshots else None)
+        env_state, obs, mask = state, None, None
+    else:
+        env_state, obs, mask = venv.reset(env, env_key, config.vector.num_envs, weights)
     return Runner(params, optimizer.init(params), env_state, obs, mask, key, jnp.float32(0), None)
 
 

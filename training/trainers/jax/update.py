@@ -9,6 +9,7 @@ actions masked to -1e8 before the softmax, the clipped surrogate, the value loss
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 from ...config import TrainConfig
@@ -52,6 +53,60 @@ def make_optimizer(hyper: Hyper):
     import optax
 
     return optax.chain(optax.clip_by_global_norm(hyper.max_grad_norm), optax.adam(hyper.learning_rate, eps=1e-5))
+
+
+def ppo_loss(hyper: Hyper, params: Any, data: tuple, weight: Any = None) -> tuple[Any, dict[str, Any]]:
+    """MaskablePPO's loss on a minibatch ``(obs, mask, action, old log-prob, old value, advantage,
+    target)`` and its figures; ``weight`` (0 or 1 per entry) leaves entries out of every mean (a
+    minibatch of the one-decision-per-step loop past its last learner entry)."""
+    import jax.numpy as jnp
+
+    from ckc_env.jax import policy
+
+    if weight is None:
+        mean = jnp.mean
+    else:
+        total = jnp.maximum(weight.sum(), 1.0)
+
+        def mean(x: Any) -> Any:
+            return jnp.sum(x * weight) / total
+
+    obs, mask, action, old_log_prob, old_value, advantage, target = data
+    log_probs = masked_log_probs(policy.raw_logits(params, obs), mask)
+    log_prob = jnp.take_along_axis(log_probs, action[:, None], axis=1)[:, 0]
+    entropy = -jnp.sum(jnp.where(mask, jnp.exp(log_probs) * log_probs, 0.0), axis=-1)
+    if hyper.normalize_advantage:
+        if weight is None:
+            advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+        else:
+            centred = advantage - mean(advantage)
+            advantage = centred / (jnp.sqrt(mean(centred**2)) + 1e-8)
+    log_ratio = log_prob - old_log_prob
+    ratio = jnp.exp(log_ratio)
+    clipped = jnp.clip(ratio, 1 - hyper.clip_range, 1 + hyper.clip_range)
+    policy_loss = -mean(jnp.minimum(advantage * ratio, advantage * clipped))
+    value = policy.values(params, obs)
+    if hyper.clip_range_vf is not None:
+        value = old_value + jnp.clip(value - old_value, -hyper.clip_range_vf, hyper.clip_range_vf)
+    value_loss = mean((target - value) ** 2)
+    entropy_loss = -mean(entropy)
+    loss = policy_loss + hyper.ent_coef * entropy_loss + hyper.vf_coef * value_loss
+    figures = {
+        "policy_gradient_loss": policy_loss,
+        "value_loss": value_loss,
+        "entropy_loss": entropy_loss,
+        "approx_kl": mean((ratio - 1) - log_ratio),
+        "clip_fraction": mean((jnp.abs(ratio - 1) > hyper.clip_range).astype(jnp.float32)),
+    }
+    return loss, figures
+
+
+def frozen_policy(updates: Any, warming: Any) -> Any:
+    """The updates with the policy's part zeroed while ``warming`` (``finetune.critic_warmup``)."""
+    import jax
+
+    keep = 1.0 - warming.astype("float32")
+    return type(updates)(jax.tree_util.tree_map(lambda u: u * keep, updates.policy), updates.value)
 
 
 def make_update(env: Any, config: TrainConfig) -> Callable[[Runner], tuple[Runner, dict[str, Any]]]:
@@ -98,39 +153,9 @@ def make_update(env: Any, config: TrainConfig) -> Callable[[Runner], tuple[Runne
         )
         return gaes, gaes + batch.value
 
-    def ppo_loss(params: Any, data: tuple) -> tuple[Any, dict[str, Any]]:
-        obs, mask, action, old_log_prob, old_value, advantage, target = data
-        log_probs = masked_log_probs(policy.raw_logits(params, obs), mask)
-        log_prob = jnp.take_along_axis(log_probs, action[:, None], axis=1)[:, 0]
-        entropy = -jnp.sum(jnp.where(mask, jnp.exp(log_probs) * log_probs, 0.0), axis=-1)
-        if hyper.normalize_advantage:
-            advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
-        log_ratio = log_prob - old_log_prob
-        ratio = jnp.exp(log_ratio)
-        clipped = jnp.clip(ratio, 1 - hyper.clip_range, 1 + hyper.clip_range)
-        policy_loss = -jnp.mean(jnp.minimum(advantage * ratio, advantage * clipped))
-        value = policy.values(params, obs)
-        if hyper.clip_range_vf is not None:
-            value = old_value + jnp.clip(value - old_value, -hyper.clip_range_vf, hyper.clip_range_vf)
-        value_loss = jnp.mean((target - value) ** 2)
-        entropy_loss = -jnp.mean(entropy)
-        loss = policy_loss + hyper.ent_coef * entropy_loss + hyper.vf_coef * value_loss
-        figures = {
-            "policy_gradient_loss": policy_loss,
-            "value_loss": value_loss,
-            "entropy_loss": entropy_loss,
-            "approx_kl": jnp.mean((ratio - 1) - log_ratio),
-            "clip_fraction": jnp.mean((jnp.abs(ratio - 1) > hyper.clip_range).astype(jnp.float32)),
-        }
-        return loss, figures
-
-    def frozen_policy(updates: Any, warming: Any) -> Any:
-        keep = 1.0 - warming.astype(jnp.float32)
-        return type(updates)(jax.tree_util.tree_map(lambda u: u * keep, updates.policy), updates.value)
-
     def epochs(runner: Runner, data: tuple, key: Any) -> tuple[Runner, dict[str, Any]]:
         warming = runner.timesteps <= tune.critic_warmup
-        grad = jax.grad(ppo_loss, has_aux=True)
+        grad = jax.grad(partial(ppo_loss, hyper), has_aux=True)
 
         def minibatch(carry: tuple, indices: Any) -> tuple[tuple, dict[str, Any]]:
             params, opt_state, going = carry
@@ -223,8 +248,14 @@ def make_update(env: Any, config: TrainConfig) -> Callable[[Runner], tuple[Runne
 
 
 def compile_chunk(env: Any, config: TrainConfig, iterations: int) -> Callable[[Runner], tuple[Runner, dict[str, Any]]]:
-    """``iterations`` PPO iterations as one jitted call (``lax.scan`` over :func:`make_update`)."""
+    """``iterations`` PPO iterations as one jitted call (``lax.scan`` over :func:`make_update`, or
+    with ``vector.loop: decision`` over ``decisions.make_decision_update``)."""
     import jax
 
-    update = make_update(env, config)
+    if config.vector.loop == "decision":
+        from .decisions import make_decision_update
+
+        update = make_decision_update(env, config)
+    else:
+        update = make_update(env, config)
     return jax.jit(lambda runner: jax.lax.scan(lambda c, _: update(c), runner, None, iterations))

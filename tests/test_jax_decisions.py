@@ -1,0 +1,191 @@
+"""The one-decision-per-step loop (vector.loop: decision): each seat's advantages along its own
+decisions, the table's view of the games, and a self-play run whose agent file plays on every engine."""
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("jax")
+pytest.importorskip("optax")
+
+import jax
+import jax.numpy as jnp
+
+from ckc_env.training.config import parse_config
+from ckc_env.training.trainers.jax.decisions import Decided, seat_advantages
+
+SELF_PLAY = {
+    "seed": 3,
+    "engine": "jax",
+    "total_timesteps": 256,
+    "game": {"num_players": [4, 5]},
+    "reward": "margin",
+    "belief_features": True,
+    "opponents": ["self"],
+    "self_play": {"shared": True},
+    "ppo": {"n_steps": 8, "batch_size": 32, "n_epochs": 2, "learning_rate": 0.001, "ent_coef": 0.01},
+    "policy": {"net_arch": [32, 32]},
+    "eval": {"every": 128, "games": 16, "opponents": {"vs_random": ["random"]}},
+    "vector": {"num_envs": 16, "loop": "decision"},
+}
+
+
+DROP = object()
+"""A key left out of the config."""
+
+
+def reference_advantages(reward, done, seat, learner, value, last, gamma, lam):
+    """Each seat's GAE written out: walk each game forward, cut each seat's decisions into episodes,
+    pay a decision what its seat earned until its next decision (or the game's end), then GAE."""
+    steps, size = seat.shape
+    advantage = np.zeros((steps, size))
+    for b in range(size):
+        start = 0
+        for t in range(steps + 1):
+            if t < steps and not done[t, b]:
+                continue
+            end = min(t, steps - 1)  # the episode's steps: start..end
+            finished = t < steps
+            for s in range(5):
+                mine = [u for u in range(start, end + 1) if learner[u, b] and seat[u, b] == s]
+                pays = []
+                for i, u in enumerate(mine):
+                    upto = mine[i + 1] if i + 1 < len(mine) else end + 1
+                    pays.append(sum(reward[w, b, s] for w in range(u, upto)))
+                gae = 0.0
+                for i in reversed(range(len(mine))):
+                    last_value = 0.0 if finished else last[b, s]  # the game's end, or the rollout's
+                    next_value = value[mine[i + 1], b] if i + 1 < len(mine) else last_value
+                    delta = pays[i] + gamma * next_value - value[mine[i], b]
+                    gae = delta + gamma * lam * gae
+                    advantage[mine[i], b] = gae
+            start = t + 1
+    return advantage
+
+
+def test_each_seat_s_advantages_run_along_its_own_decisions():
+    rng = np.random.default_rng(0)
+    steps, size = 40, 6
+    seat = rng.integers(0, 5, (steps, size))
+    learner = rng.random((steps, size)) < 0.6
+    done = rng.random((steps, size)) < 0.08
+    reward = np.where(rng.random((steps, size, 5)) < 0.3, rng.normal(size=(steps, size, 5)), 0.0)
+    value = rng.normal(size=(steps, size))
+    last = rng.normal(size=(size, 5))
+    batch = Decided(
+        None, None, None, None, jnp.asarray(value, jnp.float32), jnp.asarray(learner), jnp.asarray(seat),
+        jnp.asarray(reward, jnp.float32), jnp.asarray(done),
+    )  # fmt: skip
+    advantage, target, paid = seat_advantages(batch, jnp.asarray(last, jnp.float32), 0.9, 0.8)
+    expected = reference_advantages(reward, done, seat, learner, value, last, 0.9, 0.8)
+    np.testing.assert_allclose(np.asarray(advantage), expected, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(target)[learner], (expected + value)[learner], atol=1e-4)
+    assert np.all(np.asarray(paid)[~learner] == 0)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"vector": {"num_envs": 16}}, ["self_play.shared", "vector.loop: decision"]),
+        ({"engine": "sb3", "vector": {"num_envs": 16}}, ["engine: sb3", "self_play.shared", "engine: jax"]),
+        ({"self_play": {}, "vector": {"num_envs": 16}}, ["self-play opponents (self)", "vector.loop: decision"]),
+        (
+            {"self_play": {}, "opponents": DROP, "population": {"members": ["self", "random"]}},
+            ["population members self", "SB3 path"],
+        ),
+        ({"belief_features": "players"}, ["belief_features", "vector.loop: decision"]),
+        ({"vector": {"num_envs": 16, "loop": "each"}}, ["vector.loop", "'learner' or 'decision'"]),
+    ],
+)
+def test_the_decision_loop_is_refused_where_it_does_not_train_naming_the_key(change, words):
+    with pytest.raises(ValueError) as caught:
+        parse_config({key: value for key, value in {**SELF_PLAY, **change}.items() if value is not DROP})
+    for word in words:
+        assert word in str(caught.value), (word, str(caught.value))
+
+
+def test_a_self_play_config_parses_and_shares_the_learner_s_seats():
+    config = parse_config(SELF_PLAY)
+    assert config.vector.loop == "decision" and config.self_play.shared
+    snapshots = parse_config({**SELF_PLAY, "self_play": {"snapshot_every": 64, "keep": 2}})
+    assert not snapshots.self_play.shared and snapshots.uses_self_play
+
+
+# ---------------------------------------------------------------------------------------------- on the engine
+@pytest.mark.slow
+def test_every_game_advances_a_decision_per_step_and_the_learner_is_paid_its_margin():
+    """Random play at tables of the learner and bots: every game slot advances one decision per
+    step, the learner's entries are those of its seats, and the rewards of the learner's seat over a
+    game add up to the margin scheme's result of that game (what it earned at the deal included)."""
+    from ckc_env.jax import table_env as table
+
+    tables = [{3: ["bayes_v1", "random"], 4: ["random", "bayes_v1", "random"]}]
+    env = table.TableEnv.build({"num_players": [3, 4]}, tables, "random", True, "margin")
+    size = 8
+    ts = table.reset(env, jax.random.key(1), size)
+    step = jax.jit(lambda ts, action: table.step(env, ts, action))
+    totals = np.zeros(size)
+    key = jax.random.key(2)
+    ended = 0
+    for _ in range(300):
+        key, k = jax.random.split(key)
+        seat, learner = table.acting(ts)
+        role, seat = np.asarray(ts.role), np.asarray(seat)
+        assert np.array_equal(np.asarray(learner), role[np.arange(size), seat] == table.LEARNER)
+        assert np.all(np.asarray(ts.games.pending_kind) >= 0)  # every slot has a decision to take
+        _, mask = table.observe(env, ts)
+        own = np.asarray(ts.seat)
+        ts, out = step(ts, jax.random.categorical(k, jnp.where(mask, 0.0, -1e9)))
+        totals += np.asarray(out.reward)[np.arange(size), own]
+        for b in np.flatnonzero(np.asarray(out.done)):
+            assert abs(totals[b] - float(out.margin[b])) < 1e-4, (b, totals[b], float(out.margin[b]))
+            totals[b] = 0.0
+            ended += 1
+    assert ended >= 8
+    assert set(np.unique(np.asarray(ts.role))) <= {table.EMPTY, table.LEARNER, 0, 1}
+
+
+@pytest.mark.slow
+def test_a_self_play_run_learns_at_every_seat_and_its_agent_file_plays_on_every_engine(tmp_path):
+    from ckc_env.evaluation.tournament import run_tournament
+    from ckc_env.training.commands import train
+
+    config = tmp_path / "self_play.yaml"
+    config.write_text(yaml.safe_dump(SELF_PLAY))
+    run = train.main([str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    rows = (run / "progress.csv").read_text().splitlines()
+    steps = [float(row.split(",")[0]) for row in rows[1:]]
+    assert steps == [128.0, 256.0]  # every decision a learner step: 8 decisions x 16 slots per iteration
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["timesteps"] == 256 and summary["compile"]["the training iteration"]["seconds"] > 0
+    card = json.loads((run / "final_model.json").read_text())
+    assert card["training"]["config"]["self_play"]["shared"] is True
+    lineup = [str(run / "final_model.json"), "random", "bayes_v1", "random"]
+    results = {engine: run_tournament(lineup, 8, seed=7, engine=engine) for engine in ("scalar", "batched", "jax")}
+    assert results["scalar"].per_game == results["batched"].per_game == results["jax"].per_game
+
+
+@pytest.mark.slow
+def test_snapshots_play_the_self_seats_on_the_device_and_are_kept_as_the_sb3_path_keeps_them(tmp_path):
+    from ckc_env.training.commands import train
+
+    config = {
+        **SELF_PLAY,
+        "game": {"num_players": 3},
+        "opponents": ["self", "random"],
+        "self_play": {"snapshot_every": 64, "keep": 2},
+    }
+    path = tmp_path / "snapshots.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = train.main([str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    kept = sorted(p.name for p in (run / "snapshots").glob("snapshot_*.json"))
+    assert len(kept) == 2  # the keep latest
+    rows = [row.split(",") for row in (run / "progress.csv").read_text().splitlines()[1:]]
+    steps = [float(row[0]) for row in rows]
+    assert steps[-1] >= 256 and all(
+        b - a < 128 for a, b in zip([0.0, *steps], steps, strict=False)
+    )  # one seat of three
+    card = json.loads((run / "final_model.json").read_text())
+    assert card["training"]["config"]["opponents"] == ["self", "random"]

@@ -1,0 +1,191 @@
+"""One PPO iteration on the one-decision-per-step loop (``vector.loop: decision``): ``ppo.n_steps``
+decisions of every game slot (``lax.scan`` over :func:`ckc_env.jax.table_env.step`), nothing
+waiting for the slowest game; the learner's network decides wherever a seat is the learner's.
+
+Each decision is kept with its game and seat. A seat's reward for a decision is everything the
+scheme paid it from that decision to its next one (the rewards of the other seats' decisions
+included), and its advantages run along its own decisions: a reverse scan carries, per (game, seat),
+the reward gathered since, the next decision's value and advantage, reset where a game ends; a seat
+still to decide when the rollout stops is bootstrapped with the value of its own observation then.
+The update is :mod:`.update`'s MaskablePPO on the learner's entries alone: they are shuffled to the
+front of the rollout, only the minibatches of ``ppo.batch_size`` that hold learner entries are run
+(a ``lax.while_loop`` per epoch) and the last one is weighted to its learner entries. An iteration's learner steps are
+the learner's decisions in it (``figures["learner_steps"]``), whatever seats it held.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any, NamedTuple
+
+from ...config import TrainConfig
+from .network import Hyper
+from .update import Runner, frozen_policy, make_optimizer, masked_log_probs, ppo_loss
+
+
+class Decided(NamedTuple):
+    """One step of every game slot, as the rollout keeps it ((T, B, ...) once scanned)."""
+
+    obs: Any
+    mask: Any
+    action: Any
+    log_prob: Any
+    value: Any
+    learner: Any  # bool: the learner's entry
+    seat: Any  # the acting seat
+    reward: Any  # (B, 5): every seat's reward of the step
+    done: Any
+
+
+def seat_advantages(batch: Decided, last_values: Any, gamma: float, lam: float) -> tuple[Any, Any, Any]:
+    """(T, B) GAE advantages, value targets and rewards of each entry along its own seat's
+    decisions (0 for the entries that are not the learner's); ``last_values`` (B, 5): each seat's
+    value at the rollout's end."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    size = last_values.shape[0]
+    rows = jnp.arange(size)
+
+    def backwards(carry: tuple, step: tuple) -> tuple[tuple, Any]:
+        next_value, next_adv, gathered = carry  # (B, 5) each
+        reward, done, seat, learner, value = step
+        ended = done[:, None]
+        next_value = jnp.where(ended, 0.0, next_value)
+        next_adv = jnp.where(ended, 0.0, next_adv)
+        gathered = jnp.where(ended, reward, gathered + reward)
+        paid = gathered[rows, seat]
+        delta = paid + gamma * next_value[rows, seat] - value
+        adv = delta + gamma * lam * next_adv[rows, seat]
+        mine = jax.nn.one_hot(seat, next_value.shape[1], dtype=bool) & learner[:, None]
+        next_value = jnp.where(mine, value[:, None], next_value)
+        next_adv = jnp.where(mine, adv[:, None], next_adv)
+        gathered = jnp.where(mine, 0.0, gathered)
+        return (next_value, next_adv, gathered), (jnp.where(learner, adv, 0.0), jnp.where(learner, paid, 0.0))
+
+    start = (last_values, jnp.zeros_like(last_values), jnp.zeros_like(last_values))
+    steps = (batch.reward, batch.done, batch.seat, batch.learner, batch.value)
+    _, (advantage, paid) = lax.scan(backwards, start, steps, reverse=True)
+    return advantage, advantage + batch.value, paid
+
+
+def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tuple[Runner, dict[str, Any]]]:
+    """One PPO iteration on :mod:`ckc_env.jax.table_env` as a pure function of the :class:`Runner`
+    (its ``obs`` and ``mask`` unused: each step observes the acting seats)."""
+    import jax
+    import jax.numpy as jnp
+    import optax
+    from jax import lax
+
+    from ckc_env.jax import policy
+    from ckc_env.jax import table_env as table
+
+    hyper = Hyper.of(config)
+    tune = config.finetune
+    optimizer = make_optimizer(hyper)
+    size = config.vector.num_envs
+    total = hyper.n_steps * size
+    batch_size = hyper.batch_size
+    minibatches = -(-total // batch_size)
+    members = env.members
+
+    def rollout_step(carry: tuple, _: Any) -> tuple[tuple, tuple]:
+        params, ts, key = carry
+        key, sample_key = jax.random.split(key)
+        seat, learner = table.acting(ts)
+        obs, mask = table.observe(env, ts, seat, where=learner)
+        log_probs = masked_log_probs(policy.raw_logits(params, obs), mask)
+        action = jax.random.categorical(sample_key, log_probs)
+        log_prob = jnp.take_along_axis(log_probs, action[:, None], axis=1)[:, 0]
+        value = policy.values(params, obs)
+        ts, out = table.step(env, ts, action)
+        kept = Decided(obs, mask, action, log_prob, value, out.learner, out.seat, out.reward, out.done)
+        games = (out.done, out.win_share, out.points, out.margin, out.member)
+        return (params, ts, key), (kept, games)
+
+    def last_values(params: Any, ts: Any) -> Any:
+        """(B, 5) the value of every seat's own observation at the rollout's end."""
+        seats = jnp.arange(5)
+        obs = jax.vmap(lambda s: table.observe(env, ts, jnp.full(size, s, jnp.int32))[0])(seats)
+        return jnp.moveaxis(policy.values(params, obs), 0, 1)
+
+    def epochs(runner: Runner, data: tuple, learner: Any, key: Any) -> tuple[Runner, dict[str, Any]]:
+        warming = runner.timesteps <= tune.critic_warmup
+        grad = jax.grad(partial(ppo_loss, hyper), has_aux=True)
+        count = learner.sum()
+
+        batches = (count + batch_size - 1) // batch_size  # the minibatches that hold learner entries
+
+        def minibatch(loop: tuple) -> tuple:
+            step, params, opt_state, going, sums, order = loop
+            first = step * batch_size
+            indices = lax.dynamic_slice(order, (first,), (batch_size,))
+            weight = ((first + jnp.arange(batch_size)) < count).astype(jnp.float32)
+            grads, figures = grad(params, jax.tree_util.tree_map(lambda x: x[indices], data), weight)
+            if hyper.target_kl is not None:  # sb3: stop before the step once the KL passes 1.5 x target_kl
+                going = going & (figures["approx_kl"] <= 1.5 * hyper.target_kl)
+            updates, new_state = optimizer.update(grads, opt_state, params)
+            new_params = optax.apply_updates(params, frozen_policy(updates, warming))
+            params = jax.tree_util.tree_map(lambda new, old: jnp.where(going, new, old), new_params, params)
+            opt_state = jax.tree_util.tree_map(lambda new, old: jnp.where(going, new, old), new_state, opt_state)
+            sums = jax.tree_util.tree_map(jnp.add, sums, figures)
+            return step + 1, params, opt_state, going, sums, order
+
+        def epoch(carry: tuple, epoch_key: Any) -> tuple[tuple, None]:
+            # the learner's entries first, shuffled; the others after them; only the minibatches that
+            # hold learner entries are run (a while loop: no work for the rest)
+            params, opt_state, going, sums = carry
+            order = jnp.argsort(jnp.where(learner, jax.random.uniform(epoch_key, (total,)), 2.0))
+            order = jnp.concatenate([order, order[: minibatches * batch_size - total]])
+            start = (jnp.int32(0), params, opt_state, going, sums, order)
+            _, params, opt_state, going, sums, _ = lax.while_loop(lambda loop: loop[0] < batches, minibatch, start)
+            return (params, opt_state, going, sums), None
+
+        keys = jax.random.split(key, hyper.n_epochs)
+        zeros = {name: jnp.float32(0) for name in FIGURES}
+        start = (runner.params, runner.opt_state, jnp.bool_(True), zeros)
+        (params, opt_state, _, sums), _ = lax.scan(epoch, start, keys)
+        done = jnp.maximum(batches * hyper.n_epochs, 1).astype(jnp.float32)
+        figures = {name: value / done for name, value in sums.items()}
+        figures["critic_warmup"] = warming.astype(jnp.float32)
+        return runner._replace(params=params, opt_state=opt_state), figures
+
+    def update(runner: Runner) -> tuple[Runner, dict[str, Any]]:
+        key, rollout_key, epoch_key = jax.random.split(runner.key, 3)
+        carry = (runner.params, runner.env_state, rollout_key)
+        (params, ts, _), (batch, games) = lax.scan(rollout_step, carry, None, hyper.n_steps)
+        advantage, target, paid = seat_advantages(batch, last_values(params, ts), hyper.gamma, hyper.gae_lambda)
+        flat = lambda x: x.reshape((total, *x.shape[2:]))  # noqa: E731
+        data = tuple(
+            flat(x) for x in (batch.obs, batch.mask, batch.action, batch.log_prob, batch.value, advantage, target)
+        )
+        learner = flat(batch.learner)
+        steps = learner.sum().astype(jnp.float32)
+        runner = runner._replace(env_state=ts, key=key, timesteps=runner.timesteps + steps)
+        runner, figures = epochs(runner, data, learner, epoch_key)
+        weight = learner.astype(jnp.float32)
+        count = jnp.maximum(weight.sum(), 1.0)
+        mean_target = jnp.sum(data[6] * weight) / count
+        variance = jnp.sum((data[6] - mean_target) ** 2 * weight) / count
+        error = data[6] - data[4]
+        error_var = jnp.sum((error - jnp.sum(error * weight) / count) ** 2 * weight) / count
+        figures["explained_variance"] = jnp.where(variance > 0, 1 - error_var / variance, jnp.nan)
+        done, share, points, margin, member = games
+        ended = done.astype(jnp.float32)
+        figures["learner_steps"] = steps
+        figures["games"] = ended.sum()
+        figures["win_share_sum"] = (share * ended).sum()
+        figures["points_sum"] = (points * ended).sum()
+        figures["margin_sum"] = (margin * ended).sum()
+        figures["return_sum"] = paid.sum()  # the rewards of the learner's transitions
+        figures["member_games"] = jax.ops.segment_sum(ended.ravel(), member.ravel(), members)
+        figures["member_wins"] = jax.ops.segment_sum((share * ended).ravel(), member.ravel(), members)
+        return runner, figures
+
+    return update
+
+
+FIGURES = ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction")
+"""The loss's figures, averaged over the minibatches an iteration learned from."""
