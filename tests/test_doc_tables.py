@@ -218,6 +218,7 @@ def step_zero(history: list) -> list[str]:
 DEVICE_CURVE = "docs/results/scratch_jax_h200_evaluations.json"
 DECISIONS = "docs/results/bench_training_decisions_cpu.json"
 SELF_PLAY_CPU = "docs/results/self_play_jax_cpu_evaluations.json"
+COMPILE = "docs/results/bench_compile_cpu.json"
 CPU_CHECK = "docs/results/scratch_jax_cpu_first_minutes_evaluations.json"
 
 QUOTES = [
@@ -265,6 +266,24 @@ QUOTES = [
         "| the 2-core CPU (`docs/results/bench_training_jax_cpu.json`, median of 3) | {} | {} | {} |",
         "docs/results/bench_training_jax_cpu.json",
         lambda r: steps_per_s(r, "jax vs 4 random", "jax vs 4 bayes_v1", "jax env only, vs 4 bayes_v1"),
+    ),
+    (
+        "README.md",
+        "The first run of `scratch_jax.yaml` on the 2-core CPU spends {} s compiling (the training iteration {} s,",
+        COMPILE,
+        lambda r: [
+            f"{r['runs']['scratch_jax, first']['compile_seconds']:.0f}",
+            f"{r['runs']['scratch_jax, first']['programs']['the training iteration']['seconds']:.0f}",
+        ],
+    ),
+    (
+        "README.md",
+        "a second run of the same config {} s reading the programs back from the cache (the iteration {} s:",
+        COMPILE,
+        lambda r: [
+            f"{r['runs']['scratch_jax, cached']['compile_seconds']:.0f}",
+            f"{r['runs']['scratch_jax, cached']['programs']['the training iteration']['seconds']:.0f}",
+        ],
     ),
     (
         "README.md",

@@ -20,7 +20,7 @@ from ckc_env.training.imitation.cloning import collect_batched
 def test_the_vector_section_is_validated():
     config = parse_config({"vector": {"num_envs": 64}, "ppo": {"n_steps": 8, "batch_size": 512}})
     assert config.vector.num_envs == 64 and config.vector.threads == 1
-    assert config.to_dict()["vector"] == {"num_envs": 64, "threads": 1, "workers": 1}
+    assert config.to_dict()["vector"] == {"num_envs": 64, "threads": 1, "workers": 1, "loop": "learner"}
     assert parse_config({"vector": {"num_envs": 64, "workers": 2}}).vector.workers == 2
     with pytest.raises(ValueError, match=r"vector\.workers=65: accepted values are 1 to vector\.num_envs = 64"):
         parse_config({"vector": {"num_envs": 64, "workers": 65}})

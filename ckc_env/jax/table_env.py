@@ -36,7 +36,18 @@ from ..layout import Layout
 from . import game, observation
 from .state import Options, Rules, State
 from .tournament import Form, decide_where, where_games
-from .vector_env import F32, I32, SEATS, SHARED, SNAPSHOT, VectorEnv, _draws, _start_carries, seat_rewards
+from .vector_env import (
+    F32,
+    I32,
+    SEATS,
+    SHARED,
+    SNAPSHOT,
+    VectorEnv,
+    _draws,
+    _start_carries,
+    deal_again,
+    seat_rewards,
+)
 
 LEARNER = -1
 """A seat the learner's network plays (its own, and the ``self`` seats with shared parameters)."""
@@ -175,34 +186,19 @@ def reset(env: TableEnv, key: jax.Array, size: int, weights: jax.Array | None = 
 
 
 def _deal_again(env: TableEnv, ts: TableState, flags: jax.Array) -> TableState:
-    """The next game of each slot where ``flags``: its next key, a new count, seat and table."""
-    from . import chance
-    from .state import put
-
-    key, draw_key = jax.random.split(ts.key)
-    size = flags.shape[0]
-    n, seat, member = _draws(env, draw_key, size, ts.weights)
-    games = ts.games
-    renewed = put(games, n=jnp.where(flags, n, games.n.astype(I32)), key=chance.next_key(games.key))
-
-    def deal(part: State) -> State:
-        return jax.vmap(partial(game.init_one, env.rules))(
-            part.key, part.n.astype(I32), part.first_player_option.astype(I32), part.options
-        )
-
-    games = game.on_games(flags, deal, where_games(flags, renewed, games), max(1, size // 8))
-    carries = tuple(
-        where_games(flags, new, old) for new, old in zip(_start_carries(env, games), ts.carries, strict=True)
-    )
-    seat = jnp.where(flags, seat, ts.seat)
-    member = jnp.where(flags, member, ts.member)
-    role = jnp.where(flags[:, None], _roles(env, games.n.astype(I32), seat, member), ts.role)
-    dealt = jnp.where(flags[:, None], seat_rewards(env.scheme, games), ts.dealt)
+    """The next game of each slot where ``flags`` (``vector_env.deal_again``: the learner's view's
+    deals), its seats' roles, what they earned at the deal, and its snapshot."""
+    dealt = deal_again(env, ts.games, ts.carries, ts.seat, ts.member, ts.key, ts.weights, flags)
+    games, key = dealt.games, dealt.key
+    role = jnp.where(flags[:, None], _roles(env, games.n.astype(I32), dealt.seat, dealt.member), ts.role)
+    paid = jnp.where(flags[:, None], seat_rewards(env.scheme, games), ts.dealt)
     if env.snapshots:  # each new game's snapshot, uniformly among those in use (SB3's SnapshotOpponent)
         key, pick_key = jax.random.split(key)
-        pick = jax.random.randint(pick_key, (size,), 0, jnp.maximum(ts.taken, 1))
+        pick = jax.random.randint(pick_key, (flags.shape[0],), 0, jnp.maximum(ts.taken, 1))
         ts = ts._replace(pick=jnp.where(flags, pick, ts.pick))
-    return ts._replace(games=games, role=role, seat=seat, member=member, carries=carries, dealt=dealt, key=key)
+    return ts._replace(
+        games=games, role=role, seat=dealt.seat, member=dealt.member, carries=dealt.carries, dealt=paid, key=key
+    )
 
 
 # ---------------------------------------------------------------------------------------------- a step

@@ -243,12 +243,26 @@ def _start_reading(env: VectorEnv, size: int) -> Any:
     return jax.vmap(lambda _: init())(jnp.arange(size))
 
 
-def _deal_again(env: VectorEnv, es: EnvState, flags: jax.Array) -> EnvState:
-    """The next game of each slot where ``flags``: its next key, a new count, seat and table."""
-    key, draw_key = jax.random.split(es.key)
+class Dealt(NamedTuple):
+    """What dealing again gives a view: the next key, the games, the forms' carries, and each
+    slot's learner seat and table (the new ones where dealt, the old elsewhere)."""
+
+    key: jax.Array
+    games: State
+    carries: tuple[Any, ...]
+    seat: jax.Array
+    member: jax.Array
+
+
+def deal_again(
+    env: Any, games: State, carries: tuple[Any, ...], seat: jax.Array, member: jax.Array, key: jax.Array,
+    weights: jax.Array, flags: jax.Array,
+) -> Dealt:  # fmt: skip
+    """The next game of each slot where ``flags``: its next key (``chance.next_key``), a new count,
+    seat and table drawn from ``key``, the forms' carries started anew; both views deal this way."""
+    key, draw_key = jax.random.split(key)
     size = flags.shape[0]
-    n, seat, member = _draws(env, draw_key, size, es.weights)
-    games = es.games
+    n, new_seat, new_member = _draws(env, draw_key, size, weights)
     renewed = put(games, n=jnp.where(flags, n, games.n.astype(I32)), key=chance.next_key(games.key))
 
     def deal(part: State) -> State:
@@ -257,19 +271,23 @@ def _deal_again(env: VectorEnv, es: EnvState, flags: jax.Array) -> EnvState:
         )
 
     games = game.on_games(flags, deal, where_games(flags, renewed, games), max(1, size // 8))
-    carries = tuple(
-        where_games(flags, new, old) for new, old in zip(_start_carries(env, games), es.carries, strict=True)
-    )
+    carries = tuple(where_games(flags, new, old) for new, old in zip(_start_carries(env, games), carries, strict=True))
+    return Dealt(key, games, carries, jnp.where(flags, new_seat, seat), jnp.where(flags, new_member, member))
+
+
+def _deal_again(env: VectorEnv, es: EnvState, flags: jax.Array) -> EnvState:
+    """The next game of each slot where ``flags``: its next key, a new count, seat and table."""
+    dealt = deal_again(env, es.games, es.carries, es.seat, es.member, es.key, es.weights, flags)
     reading = es.reading
     if env.reads_players:
-        reading = where_games(flags, _start_reading(env, size), reading)
+        reading = where_games(flags, _start_reading(env, flags.shape[0]), reading)
     return es._replace(
-        games=games,
-        seat=jnp.where(flags, seat, es.seat),
-        member=jnp.where(flags, member, es.member),
-        carries=carries,
+        games=dealt.games,
+        seat=dealt.seat,
+        member=dealt.member,
+        carries=dealt.carries,
         reading=reading,
-        key=key,
+        key=dealt.key,
     )
 
 

@@ -64,6 +64,9 @@ FORMAT_VERSION = 1
 EXTENDABLE = ("total_timesteps", "iterations", "scaling")
 """Config keys a run may change on ``--resume`` by its flags (the length of the run, and for RLlib
 how many processes sample it): left out of the digest."""
+ADDED_TO_OPTIONAL = {"vector": {"loop": "learner"}}
+"""Keys a later version added to an optional section (one whose default is null, so that the digest
+keeps its every key), left out of the digest at their default: older runs keep their digests."""
 PREVIOUS = ".previous"
 """The suffix of a run folder that ``--force`` moved aside until the new run has started."""
 
@@ -72,6 +75,10 @@ def config_digest(config: dict[str, Any], defaults: dict[str, Any]) -> str:
     """The sha256 of a resolved config (``to_dict()``): the values that differ from ``defaults`` (the
     config class's own), so a key a later version adds with its default keeps older runs' digests,
     and the extendable keys aside."""
+    config = dict(config)
+    for section, added in ADDED_TO_OPTIONAL.items():
+        if isinstance(config.get(section), dict):
+            config[section] = {k: v for k, v in config[section].items() if k not in added or v != added[k]}
     kept = {key: value for key, value in _sparse(config, defaults).items() if key not in EXTENDABLE}
     return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()
 
