@@ -96,6 +96,7 @@ def test_each_seat_s_advantages_run_along_its_own_decisions():
             ["population members self", "SB3 path"],
         ),
         ({"belief_features": "players"}, ["belief_features", "vector.loop: decision"]),
+        ({"finetune": {"kl_to_start": 0.1}}, ["finetune.kl_to_start", "vector.loop: decision"]),
         ({"vector": {"num_envs": 16, "loop": "each"}}, ["vector.loop", "'learner' or 'decision'"]),
     ],
 )

@@ -175,7 +175,6 @@ def prepare(announce: bool = True) -> Path | None:
         jax.monitoring.register_event_listener(_count)
     compilation_cache.reset_cache()  # a process that compiled before: the cache is looked up again
     jax.config.update("jax_compilation_cache_dir", str(folder))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)  # JAX's default: small ones recompile
     _cache = folder
     return folder
 

@@ -13,7 +13,8 @@ seat's transitions and compute its advantages along that seat's own decisions
 
     env = TableEnv.build(game, tables, learner_seat, belief_features, reward)
     ts = reset(env, key, 4096)                       # dealt, the roles of every seat drawn
-    obs, mask, learner = observe(env, ts)            # the acting seat's, and whether it is the learner's
+    seat, learner = acting(ts)                       # each game's acting seat, and whether it is the learner's
+    obs, mask = observe(env, ts, seat, where=learner)  # its observation (the learner's games alone), legal actions
     ts, out = step(env, ts, learner_actions)         # every game one decision; ended games dealt again
 
 A role per (game, seat): :data:`LEARNER`, a form's index (``env.forms``), or :data:`EMPTY` past the
@@ -24,7 +25,7 @@ game's player count. The deals, counts, seats and tables are drawn as the learne
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -32,10 +33,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..layout import Layout
 from . import game, observation
-from .state import Options, Rules, State
-from .tournament import Form, decide_where, where_games
+from .state import State
+from .tournament import decide_where, where_games
 from .vector_env import (
     F32,
     I32,
@@ -44,6 +44,7 @@ from .vector_env import (
     SNAPSHOT,
     VectorEnv,
     _draws,
+    _results,
     _start_carries,
     deal_again,
     seat_rewards,
@@ -58,24 +59,12 @@ FROZEN = -4
 
 
 @dataclass(frozen=True, eq=False)
-class TableEnv:
+class TableEnv(VectorEnv):
     """What is fixed for a training run (a ``jax.jit`` static argument, hashable by identity): the
-    learner's view's rules, forms and tables, and which of the opponents' seats the learner holds."""
+    learner's view's rules, forms and tables (``seat_form`` also marking the ``self`` seats,
+    ``vector_env.SHARED`` or ``SNAPSHOT``), and how many snapshots the device keeps."""
 
-    rules: Rules
-    options: Options
-    counts: tuple[int, ...]
-    learner_seat: int  # -1: drawn at every deal
-    scheme: str
-    layout: Layout
-    forms: tuple[Form, ...]
-    seat_form: np.ndarray  # (members, 6, 5): the form k seats after the learner, vector_env.SHARED or -1 none
-    first_player: int
     snapshots: int = 0  # the snapshots kept on the device for the FROZEN seats (self_play.keep)
-
-    @property
-    def members(self) -> int:
-        return self.seat_form.shape[0]
 
     def chunk(self, size: int) -> int:
         """How many games the learner's observations are computed for at a time: all of them where
@@ -113,18 +102,7 @@ class TableEnv:
             trust_checkpoint,
             self_seats="snapshots" if snapshots else "shared",
         )
-        return TableEnv(
-            rules=vector.rules,
-            options=vector.options,
-            counts=vector.counts,
-            learner_seat=vector.learner_seat,
-            scheme=vector.scheme,
-            layout=vector.layout,
-            forms=vector.forms,
-            seat_form=vector.seat_form,
-            first_player=vector.first_player,
-            snapshots=snapshots,
-        )
+        return TableEnv(**{field.name: getattr(vector, field.name) for field in fields(VectorEnv)}, snapshots=snapshots)
 
 
 class TableState(NamedTuple):
@@ -274,7 +252,7 @@ def step(env: TableEnv, ts: TableState, learner_actions: jax.Array) -> tuple[Tab
     reward = seat_rewards(env.scheme, games) + jnp.where(first, ts.dealt, 0.0)
     ts = ts._replace(dealt=jnp.where(first, 0.0, ts.dealt))
     done = games.pending_kind < 0
-    share, points, margin = _learner_results(games, ts.seat)
+    share, points, margin = _results(games, ts.seat)
     out = Decision(seat, learner, reward, done, share, points, margin, ts.member)
     ts = ts._replace(games=games, carries=tuple(carries))
     return _deal_again(env, ts, done), out
@@ -294,12 +272,6 @@ def _frozen_actions(
     logits = every[pick, jnp.arange(pick.shape[0])]
     logits = jnp.where(taken > 0, logits, 0.0)
     return jnp.argmax(jnp.where(mask, logits + noise, -jnp.inf), axis=-1).astype(I32)
-
-
-def _learner_results(games: State, seat: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-    from .vector_env import _results
-
-    return _results(games, seat)
 
 
 __all__ = ["EMPTY", "FROZEN", "LEARNER", "Decision", "TableEnv", "TableState", "acting", "observe", "reset", "step"]

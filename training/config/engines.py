@@ -78,6 +78,12 @@ def check(config: Any) -> None:
         fail("self_play.shared", True, "false, or true with vector.loop: decision (the learner at several seats)")
     if config.self_play.shared and config.population is not None:
         fail("self_play.shared", True, "false with a population (its self members are snapshots)")
+    if decision and config.finetune.kl_to_start > 0:
+        fail(
+            "finetune.kl_to_start",
+            config.finetune.kl_to_start,
+            "0 with vector.loop: decision (the pull to the start runs on the learner's view)",
+        )
     if decision and config.belief_features == "players":
         fail("belief_features", "players", "false or true with vector.loop: decision (a reading per seat: not kept)")
     if config.belief_features == "second_order":

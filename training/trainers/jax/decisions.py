@@ -87,8 +87,7 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
     optimizer = make_optimizer(hyper)
     size = config.vector.num_envs
     total = hyper.n_steps * size
-    batch_size = hyper.batch_size
-    minibatches = -(-total // batch_size)
+    batch_size = hyper.batch_size  # a divisor of total (training/config/engines.py)
     members = env.members
 
     def rollout_step(carry: tuple, _: Any) -> tuple[tuple, tuple]:
@@ -106,10 +105,15 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
         return (params, ts, key), (kept, games)
 
     def last_values(params: Any, ts: Any) -> Any:
-        """(B, 5) the value of every seat's own observation at the rollout's end."""
-        seats = jnp.arange(5)
-        obs = jax.vmap(lambda s: table.observe(env, ts, jnp.full(size, s, jnp.int32))[0])(seats)
-        return jnp.moveaxis(policy.values(params, obs), 0, 1)
+        """(B, 5) the value of each learner's seat's own observation at the rollout's end (observed
+        in the games where the learner holds the seat alone; 0 elsewhere, where nothing reads it)."""
+        held = ts.role == table.LEARNER
+
+        def of_seat(seat: Any) -> Any:
+            obs, _ = table.observe(env, ts, jnp.full(size, seat, jnp.int32), where=held[:, seat])
+            return jnp.where(held[:, seat], policy.values(params, obs), 0.0)
+
+        return jnp.moveaxis(lax.map(of_seat, jnp.arange(5)), 0, 1)
 
     def epochs(runner: Runner, data: tuple, learner: Any, key: Any) -> tuple[Runner, dict[str, Any]]:
         warming = runner.timesteps <= tune.critic_warmup
@@ -138,7 +142,6 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
             # hold learner entries are run (a while loop: no work for the rest)
             params, opt_state, going, sums = carry
             order = jnp.argsort(jnp.where(learner, jax.random.uniform(epoch_key, (total,)), 2.0))
-            order = jnp.concatenate([order, order[: minibatches * batch_size - total]])
             start = (jnp.int32(0), params, opt_state, going, sums, order)
             _, params, opt_state, going, sums, _ = lax.while_loop(lambda loop: loop[0] < batches, minibatch, start)
             return (params, opt_state, going, sums), None
