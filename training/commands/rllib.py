@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -147,9 +146,9 @@ def main(argv: list[str] | None = None) -> None:
         )
         if value is not None
     }
-    config = replace(config, scaling=replace(config.scaling, **overrides))
+    config = config.replace(scaling=config.scaling.replace(**overrides))
     if args.iterations is not None:
-        config = replace(config, iterations=args.iterations)
+        config = config.replace(iterations=args.iterations)
     try:
         if plan is not None:  # every input checked: a replaced run is moved aside until this one starts
             plan.begin(config.to_dict(), RLlibConfig().to_dict(), TRAINER)
