@@ -121,7 +121,9 @@ def test_a_start_from_an_agent_file_takes_its_layout_and_network(tmp_path):
     config = best_response.build_config("bayes_v2", 4, 300_000, 36, AGENT, recipe, "sb3")
     assert config.init_from == AGENT and config.belief_features == "players"
     assert config.policy["net_arch"] == [256, 256] and config.reward == "win"
-    assert config.eval.every == 60_000 and config.eval.games == 2000
+    # 300,000 steps are 19 rollouts of 16 steps x 1024 games: the run trains 311,296, evaluating every 4 rollouts
+    assert config.total_timesteps == 311_296 and config.eval.every == 65_536 and config.eval.games == 2000
+    assert best_response.rounded_note(300_000, config).startswith("--steps 300,000 rounds up to whole rollouts")
     device = best_response.build_config("bayes_v2", 4, 300_000, 36, AGENT, recipe, "jax")
     assert device.engine == "jax" and device.vector.workers == 1
     scratch = best_response.build_config("bayes_v1", 5, 1000, 0, None, recipe, "sb3")

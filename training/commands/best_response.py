@@ -18,7 +18,8 @@ The learner is MaskablePPO on the batched engine (a ``ckc-train`` run: ``configs
 best_response_scratch.yaml`` from nothing, ``best_response_finetune.yaml`` from an agent file,
 ``--engine jax`` for the device trainer), its seat drawn per game. ``--start`` is ``scratch``,
 ``self`` (the fixed player's own agent file) or any agent file; the run takes that file's observation
-layout and network. Its evaluations (every ``steps / 5``, 2000 games on the training deals' evaluation
+layout and network. The budget is spent in whole rollouts (``--steps`` rounded up, said when it is). Its
+evaluations (about every ``steps / 5``, in whole rollouts, 2000 games on the training deals' evaluation
 seeds) pair the learner with the fixed player in its seat (``eval.reference``): the learning curve.
 Then the best model of the run (picked on those evaluation deals) and the final one each play
 ``--games`` held-out deals from a seed of their own, paired with the fixed player in the same seat
@@ -112,7 +113,7 @@ def build_config(
         game={**data.get("game", {}), "num_players": num_players},
         opponents=[player],
         eval={
-            "every": max(1, -(-steps // EVALUATIONS)),
+            "every": 1,  # set below, in whole rollouts
             "games": eval_games,
             "opponents": {"vs_player": [player]},
             "reference": player,
@@ -130,7 +131,22 @@ def build_config(
         )
     if engine == "jax":  # the device trainer: one process, its own batch of games
         data.update(engine="jax", vector={"num_envs": data.get("vector", {}).get("num_envs", 1024)})
+    rollout = parse_config(data).rollout_steps
+    rollouts = -(-steps // rollout)  # a budget is spent in whole rollouts, each ending in an update
+    data.update(total_timesteps=rollouts * rollout)
+    data["eval"]["every"] = rollout * -(-rollouts // EVALUATIONS)  # every evaluation after an update
     return parse_config(data)
+
+
+def rounded_note(asked: int, config: TrainConfig) -> str | None:
+    """What a user is told when the budget they gave is not a whole number of rollouts."""
+    if config.total_timesteps == asked:
+        return None
+    return (
+        f"--steps {asked:,} rounds up to whole rollouts of {config.rollout_steps:,} learner steps "
+        f"(n_steps x game slots): the run trains {config.total_timesteps:,} steps, evaluating every "
+        f"{config.eval.every:,}"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -145,7 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--steps",
         type=cli.integer(1, MAX_TIMESTEPS),
         default=None,
-        help="the learner's budget in decisions (default 1,000,000)",
+        help="the learner's budget in decisions (default 1,000,000), rounded up to whole rollouts (n_steps x "
+        "game slots: 16,384 for the shipped recipes) so that it ends with an update; the run's five evaluations "
+        "fall after updates too",
     )
     parser.add_argument(
         "--start", default=None, help="scratch (default), self (the player's own agent file), or an agent file"
@@ -243,7 +261,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser = build_parser()
     args = parser.parse_args(argv)
     trust = args.trust_checkpoint
-    lock = None
+    lock = note = None
     try:
         if args.resume:
             given = [f"--{k.replace('_', '-')}" for k in TRAINING if getattr(args, k) is not None]
@@ -283,6 +301,7 @@ def main(argv: list[str] | None = None) -> Path:
                 player, num_players, args.steps, args.seed, begin, recipe, args.engine, args.eval_games
             )
             need_extras(config)
+            note = rounded_note(args.steps, config)
             run_dir_text = args.out or default_out(player, num_players, args.start, args.seed)
             plan = run_folder.plan_new(run_dir_text, run_dir_text, args.force, TRAINER)
             run_dir = plan.path
@@ -291,7 +310,7 @@ def main(argv: list[str] | None = None) -> Path:
                 "player": player,
                 "num_players": num_players,
                 "start": "scratch" if begin is None else str(begin),
-                "steps": args.steps,
+                "steps": config.total_timesteps,
                 "seed": args.seed,
                 "engine": args.engine,
                 "recipe": recipe_name,
@@ -303,6 +322,8 @@ def main(argv: list[str] | None = None) -> Path:
         if lock is not None:
             lock.release()
         cli.fail(parser, exc)
+    if plan is not None and note is not None:
+        cli.say(f"ckc-best-response: {note}", file=sys.stderr)
     try:
         return run(args, argv, record, config, run_dir, plan, parser, history, resume_from)
     finally:  # the folder's lock let go, however the command ends

@@ -355,8 +355,7 @@ class TrainConfig(Section):
                 "'sb3' without a vector section (engine: jax plays vector.num_envs games on the device)",
             )
         if "ppo" in given:
-            slots = self.vector.num_envs if vector else self.n_envs
-            rollout = self.ppo.get("n_steps", 2048) * slots
+            rollout = self.rollout_steps
             across = "vector.num_envs" if vector else "n_envs"
             if self.ppo.get("batch_size", 64) > rollout:
                 fail(
@@ -401,6 +400,13 @@ class TrainConfig(Section):
         return self
 
     # ------------------------------------------------------------------ what the trainers read
+    @property
+    def rollout_steps(self) -> int:
+        """The learner steps of one rollout (``ppo.n_steps`` per game slot): the unit a budget is
+        spent in, so a run ends at the first whole rollout at or past ``total_timesteps``."""
+        slots = self.vector.num_envs if self.vector is not None else self.n_envs
+        return int(self.ppo.get("n_steps", 2048)) * slots
+
     @property
     def player_counts(self) -> tuple[int, ...]:
         """The player counts the learner trains at (one, or several drawn per episode)."""

@@ -23,6 +23,7 @@ from ckc_env.files import write_atomic
 
 from ..config import TrainConfig
 from ..evaluation import Clock, Evaluations, evaluation_record, first_table
+from ..evaluation.evaluations import figures
 from ..run import folder as run_folder
 
 
@@ -155,6 +156,6 @@ def train(
         write_atomic(run_dir / "summary.json", json.dumps(summary, indent=2))
     finally:
         trainer.close()
-    print(json.dumps(history[-1]["results"], indent=2))
+    cli.say(f"final model (step {history[-1]['timesteps']}): win rate {figures(history[-1])}")
     cli.say(f"run folder: {run_dir}")
     return run_dir

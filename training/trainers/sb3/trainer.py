@@ -160,7 +160,8 @@ class SB3Trainer(Trainer):
 
 
 def Callback(trainer: SB3Trainer):  # noqa: N802 (a class built lazily: stable-baselines3 is the train extra)
-    """The run's stable-baselines3 callback: every ``eval.every`` steps an evaluation; with
+    """The run's stable-baselines3 callback: every ``eval.every`` steps an evaluation (at the first
+    rollout's start past it); with
     self-play, every ``self_play.snapshot_every`` steps a snapshot for the opponents; with a
     population, its refreshes."""
     from stable_baselines3.common.callbacks import BaseCallback
@@ -191,10 +192,14 @@ def Callback(trainer: SB3Trainer):  # noqa: N802 (a class built lazily: stable-b
                 save_snapshot(self.model, run_dir / "snapshots", steps, config.self_play.keep, players)
             if trainer.league is not None:  # population self-play: win rates, weights, new snapshots
                 trainer.league.on_step(self)
-            if steps >= self.next_eval:
-                self.next_eval += config.eval.every
-                self.run.evaluate()
             return True
+
+        def _on_rollout_start(self) -> None:
+            """Evaluations fall between rollouts, after the update of the one before: the model
+            evaluated at step T has learned from every step up to T (the JAX trainer's order too)."""
+            if self.num_timesteps >= self.next_eval:
+                self.next_eval = (self.num_timesteps // config.eval.every + 1) * config.eval.every
+                self.run.evaluate()
 
     return EvalAndSnapshot()
 
