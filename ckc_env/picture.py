@@ -192,6 +192,11 @@ def seat_marks(view: PlayerView, seat: int) -> list[str]:
         marks.append("first player")
     if seat == view.stasi_card:
         marks.append("Stasi card")
+    if seat != view.seat:  # the seat's own chips show their values, face-up or not
+        face_up = zip(COLOURS, view.face_up_adler_counts(seat), strict=True)
+        up = [f"{count} {colour}" for colour, count in face_up if count]
+        if up:
+            marks.append("Adler chips face up: " + ", ".join(up))
     return marks
 
 
@@ -209,8 +214,8 @@ def clue_shown(view: PlayerView, seat: int) -> tuple[str, tuple[int, int, int]]:
 
 
 def chips_of(pen: Pen, view: PlayerView, seat: int, at: tuple[int, int]) -> None:
-    """The seat's own chips one by one with their values, or another seat's chips by colour (with
-    its face-up Cafe Adler chips)."""
+    """The seat's own chips one by one with their values, or another seat's chips counted by colour,
+    said beside them: only a chip's holder knows its value (face-up Cafe Adler chips: the seat's marks)."""
     x, y = at[0], at[1] + 11
     if seat == view.seat:
         pool = view.pool
@@ -221,12 +226,9 @@ def chips_of(pen: Pen, view: PlayerView, seat: int, at: tuple[int, int]) -> None
             x = pen.write((x, y - 8), "no chips", MUTED, 14)
         x = pen.write((x + 6, y - 8), f"= {view.own_points} point{'' if view.own_points in (1, -1) else 's'}", INK, 14)
     else:
-        face_up = view.face_up_adler_counts(seat)
         for colour, count in zip(COLOURS, view.colour_counts(seat), strict=True):
             x = chip(pen, (x, y), colour, str(count), faded=count == 0) + 3
-        up = [f"{count} {colour}" for colour, count in zip(COLOURS, face_up, strict=True) if count]
-        if up:
-            pen.write((x + 6, y - 8), "Adler face-up: " + ", ".join(up), MUTED, 13)
+        pen.write((x + 6, y - 8), "by colour", MUTED, 13)  # a chip's value is its holder's to know
 
 
 def cards_of(pen: Pen, view: PlayerView, seat: int, left: int, top: int) -> None:
@@ -483,10 +485,31 @@ def _chain(first: np.ndarray, rest: Iterable[np.ndarray]) -> Iterable[np.ndarray
     yield from rest
 
 
-def frames_of(states: Iterable[GameState], seat: int | None = None) -> Iterable[np.ndarray]:
-    """The picture of each state as it comes (states advanced in place are drawn before they move)."""
-    for state in states:
-        yield draw(state, seat)
+def frames_of(states: Iterable[GameState], seat: int | None = None, total: int | None = None) -> Iterable[np.ndarray]:
+    """The picture of each state as it comes (states advanced in place are drawn before they move);
+    with ``total``, the number of states, a progress bar along the bottom edge of each (a video's)."""
+    for k, state in enumerate(states):
+        frame = draw(state, seat)
+        if total is not None:
+            progress_bar(frame, k / max(total - 1, 1))
+        yield frame
 
 
-__all__ = ["HEIGHT", "VIDEO_SUFFIXES", "WIDTH", "check_video", "draw", "draw_view", "frames_of", "save_video"]
+def progress_bar(frame: np.ndarray, done: float) -> np.ndarray:
+    """Mark ``done`` (0 to 1) of the way through a video in the frame's bottom margin, in place."""
+    end = MARGIN + round((WIDTH - 2 * MARGIN) * min(max(done, 0.0), 1.0))
+    frame[HEIGHT - MARGIN + 2 : HEIGHT - 2, MARGIN:end] = AMBER
+    return frame
+
+
+__all__ = [
+    "HEIGHT",
+    "VIDEO_SUFFIXES",
+    "WIDTH",
+    "check_video",
+    "draw",
+    "draw_view",
+    "frames_of",
+    "progress_bar",
+    "save_video",
+]

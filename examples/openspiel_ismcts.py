@@ -79,12 +79,22 @@ def tournament(players: int, games: int, simulations: int, max_rounds: int, seed
     ckc_openspiel.register_agents()  # "openspiel_ismcts" among the players specs name
     lineup = [{"name": ckc_openspiel.ISMCTS_NAME, "simulations": simulations}] + ["random"] * (players - 1)
     result = run_tournament(lineup, games=games, seed=seed, config={"max_rounds": max_rounds}, workers=1)
+    if result.games != games:
+        print(
+            f"\n{games} games asked, {result.games} played: a tournament plays whole rounds of its seating "
+            f"design, so that every player sits in every seat equally often"
+        )
     print("\n" + result.table())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=cli.games(), default=6, help=f"games in each part (1..{cli.MAX_GAMES:,})")
+    parser.add_argument(
+        "--games",
+        type=cli.games(),
+        default=6,
+        help=f"games in each part (1..{cli.MAX_GAMES:,}; the tournament rounds up to whole seating designs)",
+    )
     parser.add_argument("--players", type=cli.integer(MIN_PLAYERS, MAX_PLAYERS), default=3)
     parser.add_argument(
         "--simulations",

@@ -121,6 +121,7 @@ def test_a_batch_is_its_rows():
         network.logits(np.zeros(731, np.float32))
 
 
+@pytest.mark.slow
 def test_the_shipped_agent_plays_with_numpy_alone():
     """Evaluating a safe agent needs no torch or stable-baselines3: a tournament with them blocked."""
     script = """
@@ -330,3 +331,18 @@ def test_a_card_is_never_written_if_it_would_not_load(tmp_path):
     with pytest.raises(ValueError, match=r"players=\[7\]"):
         agent_file.write_agent(tmp_path / "agent", tensors, network, "v0", True, players=[7])
     assert not list(tmp_path.iterdir())
+
+
+def test_an_exported_agent_is_found_by_its_name_without_json(tmp_path, monkeypatch):
+    """``ckc-export my_agent.zip`` writes my_agent.json and my_agent.safetensors: ``my_agent`` and
+    ``./my_agent`` name the card; a name with only other files beside it says what to type."""
+    from ckc_env.players import specs
+
+    copy_shipped(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for name in ("best_model", "./best_model", str(tmp_path / "best_model")):
+        assert specs.parse(name) == specs.Spec(name + ".json", "checkpoint")
+        assert PolicyAgent(specs.parse(name).name).layout is OBSERVATION_V0_WITH_BELIEFS
+    (tmp_path / "best_model.json").unlink()
+    with pytest.raises(ValueError, match=r"unknown player 'best_model' \(did you mean 'best_model.safetensors'\?\)"):
+        specs.parse("best_model")

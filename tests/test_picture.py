@@ -258,6 +258,7 @@ def _quiet():
     return Console(file=io.StringIO(), width=120)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("suffix", "seat"), [(".gif", None), (".mp4", 1)])
 def test_ckc_play_writes_a_replay_as_a_video_one_frame_per_step(replay_file, tmp_path, suffix, seat):
     from PIL import Image
@@ -275,6 +276,22 @@ def test_ckc_play_writes_a_replay_as_a_video_one_frame_per_step(replay_file, tmp
             assert gif.size == (picture.WIDTH, picture.HEIGHT) and 2 <= gif.n_frames <= len(states)
             first = np.asarray(gif.convert("RGB"), dtype=np.int16)
         assert np.abs(first - picture.draw(states[0], seat)).mean() < 3  # a GIF has 256 colours
+
+
+def test_a_replays_frames_carry_a_progress_bar(replay_file):
+    """Along the bottom margin: nothing on the first frame, halfway on the middle one, the whole
+    width on the last; the table above it is the picture of the state."""
+    states = [state.copy() for _, state in Replay.load(replay_file).states()]
+    frames = list(picture.frames_of(iter(states), None, total=len(states)))
+    bar = picture.HEIGHT - 4
+    amber = np.all(np.stack(frames)[:, bar] == picture.AMBER, axis=-1)  # (frames, width)
+    assert not amber[0].any() and amber[-1, picture.MARGIN : picture.WIDTH - picture.MARGIN].all()
+    middle = len(states) // 2
+    assert abs(amber[middle].sum() / (picture.WIDTH - 2 * picture.MARGIN) - middle / (len(states) - 1)) < 0.01
+    for frame, state in zip(frames, states, strict=True):
+        assert np.array_equal(
+            frame[: picture.HEIGHT - picture.MARGIN], picture.draw(state)[: picture.HEIGHT - picture.MARGIN]
+        )
 
 
 @pytest.mark.parametrize(

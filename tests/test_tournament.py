@@ -105,6 +105,7 @@ def test_mixed_table_results_do_not_depend_on_the_lineup_order():
         assert a.per_game["win"][a.labels.index(label)] == b.per_game["win"][b.labels.index(label)]
 
 
+@pytest.mark.slow
 def test_an_agent_file_plays_the_same_games_whatever_path_names_it(tmp_path, monkeypatch):
     """Seatings follow an agent file's weights, not its path: the shipped folder, the same folder
     written another way, and a copy elsewhere play the same games of a mixed table; another agent
@@ -228,6 +229,16 @@ def test_the_lead_is_the_first_places_paired_margin_over_the_second():
     assert f"first: cheater, ahead of {lead['second']} by {lead['difference']:+.3f}" in result.table()
     even = run_tournament(["random", "random", "random"], games=300, seed=3, engine="batched").lead()
     assert even["difference"] >= 0 and even["ci95"][0] < 0 < even["ci95"][1]  # a seat's luck, not a lead
+
+
+def test_a_lead_on_a_handful_of_games_stays_within_its_bounds():
+    """A lead is a difference of two win shares: its interval is cut at -1 and 1 (the normal one
+    passes them on a few games: +0.500 [-0.169, +1.169] on six)."""
+    from ckc_env.evaluation.statistics import lead
+
+    first, second, stat = lead([[1, 1, 1, 1, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 0, 1]])
+    assert (first, second) == (0, 1) and stat.mean == pytest.approx(0.5)
+    assert stat.low < 0 and stat.high == 1.0
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ..seeding import derive_seed
+from .slot_calls import SlotCalls
 
 
 class WorkerError(RuntimeError):
@@ -104,7 +105,7 @@ def _observation_width(belief_features: Any, critic_state: Any = False) -> int:
     return LAYOUTS[ENV_VERSION][belief_features if known else False].size + extra
 
 
-class SubprocVectorEnv(gymnasium.vector.VectorEnv):
+class SubprocVectorEnv(SlotCalls, gymnasium.vector.VectorEnv):
     """``num_envs`` single-agent games over the batched engine in ``workers`` processes (see the
     module docstring); every other argument is :class:`~ckc_env.envs.vector.CheckpointCharlieVectorEnv`'s."""
 

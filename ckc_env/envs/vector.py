@@ -53,7 +53,7 @@ learner's reward at the game's end: the learner's return becomes its return less
 the same deal. The reference's return does not depend on the learner's actions, so the expected
 policy gradient is unchanged, and the luck of the deal cancels as far as the two play alike: for a
 clone of bayes_v2 with bayes_v2 as the reference, the variance of the win reward's returns falls
-from 0.28 to 0.17 (checkpoints/README.md); between two close scripted players a paired
+from 0.28 to 0.17 (docs/agents.md); between two close scripted players a paired
 tournament's interval narrows about fourfold. Each
 finished game's ``final_info["baseline"]`` holds the reference's return; ``points``, ``margin``,
 ``win_share`` stay the learner's own.
@@ -95,10 +95,11 @@ from ..render import UnsupportedRenderModeError
 from ..seeding import derive_seed
 from ..table import illegal, options, rewards
 from ..table.batched import game_returns, play, seat_rewards
+from .slot_calls import SlotCalls
 
 
 # ---------------------------------------------------------------------- the vector environment
-class CheckpointCharlieVectorEnv(gymnasium.vector.VectorEnv):
+class CheckpointCharlieVectorEnv(SlotCalls, gymnasium.vector.VectorEnv):
     """``num_envs`` single-agent games over the batched engine (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012 (gymnasium's convention)

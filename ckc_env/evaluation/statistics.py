@@ -108,7 +108,10 @@ def lead(wins: Sequence[Sequence[float]]) -> tuple[int, int, Stat]:
     """The first place's lead at one table: ``wins[k]`` is player k's per-game wins over the table's
     games; returns the first and second places (by mean) and the first's lead over the second with
     its paired interval. Their wins exclude each other, so the difference varies more than either
-    rate, and the two players' own intervals do not say whether the first is clear of the second."""
+    rate, and the two players' own intervals do not say whether the first is clear of the second.
+    A lead lies in [-1, 1]: the normal interval, which passes those bounds only on a handful of
+    games, is cut at them."""
     means = [float(np.mean(w)) for w in wins]
     first, second = sorted(range(len(wins)), key=lambda k: -means[k])[:2]
-    return first, second, Stat.paired(wins[first], wins[second])
+    stat = Stat.paired(wins[first], wins[second])
+    return first, second, Stat(stat.mean, max(stat.low, -1.0), min(stat.high, 1.0))

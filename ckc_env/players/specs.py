@@ -56,6 +56,8 @@ def parse(spec: PlayerSpec, allow_self: bool = False) -> Spec:
         return Spec(name, "self", params)
     if name in REGISTRY or name in EXTRA_PLAYERS:
         return Spec(name, "agent", params)
+    if not name.endswith(tuple(SUFFIX_KINDS)) and not os.path.lexists(name) and os.path.lexists(name + ".json"):
+        return Spec(name + ".json", "checkpoint", params)  # an exported agent by its name, as ckc-export named it
     if name.endswith(tuple(SUFFIX_KINDS)) or os.path.lexists(name):
         kind = "checkpoint"
         if os.path.isdir(name):  # an RLlib checkpoint, or a run folder (an agent card first)
@@ -63,8 +65,11 @@ def parse(spec: PlayerSpec, allow_self: bool = False) -> Spec:
                 kind = "rllib" if locate(name).kind == "rllib" else kind
         return Spec(name, kind, params)
     also = ", 'self'" if allow_self else ""
+    beside = [name + suffix for suffix in SUFFIX_KINDS if os.path.lexists(name + suffix)]
+    meant = f" (did you mean {short(beside[0])}?)" if beside else ""
     raise ValueError(
-        f"unknown player {short(name)}: registered agents are {sorted(REGISTRY)}{also}, or give a checkpoint path"
+        f"unknown player {short(name)}{meant}: registered agents are {sorted(REGISTRY)}{also}, "
+        "or give a checkpoint path"
     )
 
 

@@ -63,7 +63,12 @@ HELP = f"""[bold]How to answer[/]
 [bold]The game[/] (RULES.md): the chief spy is the cat with all five clue values (every player's clue and
 the clues left in the bag). Accuse a cat in any row: the chief earns gold, an assistant (4 clue
 values) white, anyone else black. The round ends when all but one player have accused or the deck
-is empty; 10 points, a colour used up or the fifth round ends the game."""
+is empty; 10 points, a colour used up or the fifth round ends the game.
+[bold]Variants[/] Stasi: one black chip is the Stasi chip. Who takes it gets the Stasi card: in the next
+round their clue lies face up for everyone; taken at the game's last scoring, the chip stays with
+them, -2 points. Cafe Adler: four hidden chips (gold, white, white, black); holding one, at a
+scoring phase you may keep it or swap it blind for a random chip of its colour from another player.
+[bold]Chips[/] your own chips show their values; the others' chips show only their colours."""
 
 
 def shown(text: str) -> str:

@@ -214,8 +214,8 @@ def replay_video(
     replay: Replay, path: str | Path, seat: int | None = None, fps: int = 2, source: str = "replay"
 ) -> Path:
     """Write a replay as a video (``.mp4``, or ``.gif``), one frame per step: the table before each
-    decision, then at the end, as the spectator (or ``seat``) may see it (:mod:`ckc_env.picture`,
-    the ``render`` extra)."""
+    decision, then at the end, as the spectator (or ``seat``) may see it, a progress bar along the
+    bottom (:mod:`ckc_env.picture`, the ``render`` extra)."""
     cli.need_extra("render", "PIL")
     from ..picture import frames_of, save_video
 
@@ -223,7 +223,8 @@ def replay_video(
     if seat is not None and not 0 <= seat < n:
         raise ValueError(f"--seat {seat} is not a seat of this {n}-player replay: seats are 0 to {n - 1}")
     try:
-        return save_video(frames_of((state for _, state in replay.states(source)), seat), path, fps)
+        frames = frames_of((state for _, state in replay.states(source)), seat, total=len(replay.actions) + 1)
+        return save_video(frames, path, fps)
     except OSError as exc:
         raise ValueError(f"cannot write the video {path}: {exc}") from None
 
