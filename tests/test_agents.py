@@ -121,6 +121,7 @@ def decisions() -> list[Decision]:
     return records
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", AGENTS)
 @pytest.mark.parametrize("n", [3, 4, 5])
 @pytest.mark.parametrize("window_order", WINDOW_ORDERS)
@@ -136,6 +137,7 @@ def test_agent_plays_whole_games_legally(name, n, window_order):
         assert len(result["points"]) == n
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", AGENTS)
 def test_every_agent_answers_every_decision_kind_legally(decisions, name):
     mine = [d for d in decisions if d.agent == name]
@@ -144,6 +146,7 @@ def test_every_agent_answers_every_decision_kind_legally(decisions, name):
     assert not illegal, f"{name} chose illegal actions: {illegal[:3]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", AGENTS)
 def test_seated_agents_meet_windows_clue_faces_and_adler_chips(decisions, name):
     """In its own play every agent meets windows, clue faces and Cafe Adler chips. Forced
@@ -155,18 +158,21 @@ def test_seated_agents_meet_windows_clue_faces_and_adler_chips(decisions, name):
         assert kinds[FORCED_ACCUSATION], kinds
 
 
+@pytest.mark.slow
 def test_forced_accusations_always_name_a_cat(decisions):
     forced = [d for d in decisions if d.kind == FORCED_ACCUSATION]
     assert len(forced) >= 50
     assert all(ACCUSE <= d.action < ACCUSE + N_CATS for d in forced)
 
 
+@pytest.mark.slow
 def test_passive_never_accuses_in_a_window(decisions):
     windows = [d for d in decisions if d.agent == "passive" and d.kind == WINDOW]
     assert len(windows) >= 100
     assert all(d.action == PASS for d in windows)
 
 
+@pytest.mark.slow
 def test_eager_accuses_at_its_first_window_decision(decisions):
     """Every window decision of eager is an accusation, so in particular its first of each round."""
     windows = [d for d in decisions if d.agent == "eager" and d.kind == WINDOW]
@@ -174,6 +180,7 @@ def test_eager_accuses_at_its_first_window_decision(decisions):
     assert all(d.action != PASS for d in windows)
 
 
+@pytest.mark.slow
 def test_bayes_takes_a_target_it_knows_to_be_the_chief(decisions):
     sure = [d for d in decisions if d.agent == "bayes_v1" and d.sure_chief >= 0]
     assert len(sure) >= 10, "too few positions with a certain chief to test"

@@ -72,6 +72,7 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and np.array_equal(np.asarray(a).view(np.uint64), np.asarray(b).view(np.uint64))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_batched_beliefs_equal_the_scalar_beliefs(name):
     config = CONFIGS[name]
@@ -113,6 +114,7 @@ AGENTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_batched_baselines_decide_as_the_scalar_ones(name):
     config = CONFIGS[name]
@@ -200,7 +202,7 @@ def test_agents_are_registered_under_the_scalar_names():
         make_batch_agent("bayes_v1", sure="high")
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_4096_games_against_four_bayes_v1_fit_in_2_gib():
     script = """
 import resource

@@ -195,6 +195,7 @@ def test_any_integer_dtype_and_a_list_are_taken():
         assert actions.dtype == np.int64 and (actions[games] == chosen).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "config",
     [
@@ -238,6 +239,7 @@ def test_legal_play_is_unchanged_in_a_tournament(monkeypatch):
     assert play_batched(lineup, {"num_players": 5}, seed=3, game_ids=range(40)) == checked
 
 
+@pytest.mark.slow
 def test_legal_play_is_unchanged_in_the_vector_environment(monkeypatch):
     def run() -> list:
         env = CheckpointCharlieVectorEnv(

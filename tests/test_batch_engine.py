@@ -175,6 +175,7 @@ def _expected_events(name: str) -> list[str]:
     return events
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_batch_matches_scalar_sample(name):
     config, counts = CASES[name]
@@ -182,7 +183,7 @@ def test_batch_matches_scalar_sample(name):
     _expect(seen, *[e for e in _expected_events(name) if e not in ("swaps", "chip not received")])
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_batch_matches_scalar_100k():
     total = Counter()
     for i, name in enumerate(sorted(CASES)):
@@ -414,6 +415,7 @@ def test_the_batched_chance_deals_well_formed_rounds():
     assert 0.4 < faces.mean() < 0.6
 
 
+@pytest.mark.slow
 def test_games_of_the_batched_chance_keep_their_chips_consistent():
     """With the batched stream (not replay), the chips stay a partition of the pool and every
     derived count agrees with the holdings, through Stasi returns and Cafe Adler swaps."""

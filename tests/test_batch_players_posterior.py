@@ -162,6 +162,7 @@ def _compare_readers(lock: Lockstep, kept: PlayersReader, scalar: ScalarReaders,
                 seen["kept differs from fresh"] += any(not _same(reread[s], expected[s]) for s in expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_batched_readers_and_observations_equal_the_scalar_ones(name):
     """Kept readers of every seat, brought up to date at every step; the acting seats observed with
@@ -196,6 +197,7 @@ def test_batched_readers_and_observations_equal_the_scalar_ones(name):
         assert seen["scored"], dict(seen)
 
 
+@pytest.mark.slow
 def test_a_kept_reading_follows_the_scalar_reader_through_the_forced_accusations():
     """Everyone passes every window, so each round ends in forced accusations; the readers of
     every seat are brought up to date at every decision (as a table's are)."""
@@ -211,6 +213,7 @@ def test_a_kept_reading_follows_the_scalar_reader_through_the_forced_accusations
 V2_PARAMS = {"follow": 0.5, "sure": 0.6, "bar_early": 2.0, "bar_late": 0.8, "margin_last": 0.25}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_batched_bayes_v2_decides_as_the_scalar_one(name):
     config = CONFIGS[name]
@@ -254,7 +257,7 @@ def test_tournaments_with_bayes_v2_and_a_players_checkpoint_are_identical_on_bot
     assert all(batch_capable(spec) for spec in lineup)  # so "auto" plays such tables batched
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_longer_tournaments_are_identical_on_both_engines(n):
     lineup = ["bayes_v2", CHECKPOINT, "bayes_v1", {"name": "bayes_v2", **V2_PARAMS}, "eager"][:n]

@@ -82,6 +82,7 @@ def _compare(lock, kept: SecondOrderReader, scalar: ScalarReaders, fresh: bool, 
                 seen["fresh"] += 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_batched_second_order_readers_equal_the_scalar_ones(name):
     kept = SecondOrderReader()
@@ -93,6 +94,7 @@ def test_batched_second_order_readers_equal_the_scalar_ones(name):
     assert seen["second order differs"] > 50, dict(seen)
 
 
+@pytest.mark.slow
 def test_a_kept_second_order_reading_follows_the_scalar_reader_through_the_forced_accusations():
     seen = Counter()
     for n in (3, 5):
@@ -106,6 +108,7 @@ def test_a_kept_second_order_reading_follows_the_scalar_reader_through_the_force
 V3_PARAMS = {"follow": 0.5, "inner_follow": 0.6, "sure": 0.6, "bar_early": 2.0, "bar_late": 0.8, "margin_last": 0.25}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_batched_bayes_v3_decides_as_the_scalar_one(name):
     config = CONFIGS[name]
@@ -134,6 +137,7 @@ def test_batched_bayes_v3_decides_as_the_scalar_one(name):
         assert seen["pass", variant] and seen["accuse", variant], dict(seen)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "lineup", [["bayes_v3", "bayes_v2", "bayes_v1"], ["bayes_v2", "bayes_v3", "random", "bayes_v3"]]
 )
@@ -173,6 +177,7 @@ def test_a_second_order_reader_forgets_a_game_started_again_in_its_slot():
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["3p", "5p_stasi_after_drawer_reopen"])
 def test_the_second_order_layout_is_the_same_on_both_engines(name):
     """``batch.observe`` in ``OBSERVATION_WITH_SECOND_ORDER`` with kept readers
@@ -206,6 +211,7 @@ def test_the_second_order_layout_is_the_same_on_both_engines(name):
     assert seen["observed"] > 400 and seen["observed afresh"] > 100 and seen["differs"] > 20, dict(seen)
 
 
+@pytest.mark.slow
 def test_the_vector_environments_serve_the_second_order_layout():
     from ckc_env.envs.subproc_vector import SubprocVectorEnv
     from ckc_env.envs.vector import CheckpointCharlieVectorEnv

@@ -58,6 +58,7 @@ def _per_game(result) -> dict[str, np.ndarray]:
     return {metric: np.asarray(values) for metric, values in result.per_game.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("lineup", "rules"),
     [

@@ -39,6 +39,7 @@ def drive(envs, steps: int, seed: int = 0) -> int:
     return finished
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("summary_infos", [False, True])
 def test_sync_and_async_vectorization_run_every_variant(variant, summary_infos):
@@ -59,6 +60,7 @@ def test_sync_and_async_vectorization_run_every_variant(variant, summary_infos):
             envs.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_the_vector_entry_point_is_the_batched_engine(variant):
     envs = gymnasium.make_vec(

@@ -76,6 +76,7 @@ def _equal(got: np.ndarray, want: np.ndarray, what: str) -> None:
         raise AssertionError(f"{what}: differs first at {at}: {got[at]!r} != {want[at]!r}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_observations_and_state_bit_for_bit(name: str) -> None:
     layouts = (OBSERVATION, OBSERVATION_V0) if name.startswith("mixed") else (OBSERVATION,)
@@ -121,6 +122,7 @@ def _with_posteriors(rules, games, seats, exact, players, layout):
     return given, computed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["mixed-every-option", "4p-stasi-uncaught"])
 def test_belief_layout(name: str) -> None:
     """850: exact with the NumPy posterior passed in; within 1 float32 ulp with the JAX beliefs
@@ -164,6 +166,7 @@ def test_second_order_layout_needs_its_posterior() -> None:
         jax_obs.observe_batch(rules, games, None, OBSERVATION_WITH_SECOND_ORDER, exact=exact, players=exact)
 
 
+@pytest.mark.slow
 def test_player_belief_layout_read_on_the_device() -> None:
     """964 with nothing passed in: the JAX posteriors (``jax.beliefs`` and a fresh
     ``jax.players_posterior`` reading) fill their pieces, and every other piece is NumPy's exactly;

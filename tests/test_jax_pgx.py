@@ -29,6 +29,7 @@ CONFIG = GameConfig(num_players=4, stasi=True, cafe_adler=True)
 GAMES, STEPS = 16, 64
 
 
+@pytest.mark.slow
 def test_pgx_api_test(monkeypatch):
     """``pgx._src.api_test.api_test``: single and vmapped games, random play to the end. Two
     patches, neither about our game: its check that the id is one of Pgx's own games is widened to
@@ -161,6 +162,7 @@ def test_bad_options_are_named():
         pgx_env.CheckpointCharlie(CONFIG, num_players=3)
 
 
+@pytest.mark.slow
 def test_the_module_imports_and_traces_without_pgx():
     """With Pgx blocked, the plain classes stand in and trace to the same shapes and dtypes."""
     code = """

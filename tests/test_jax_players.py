@@ -146,6 +146,7 @@ def _reader(rules, made):
     return jax.jit(jax.vmap(one))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_beliefs_chip_values_and_players_decide_as_the_numpy_twins(name):
     config, counts = CONFIGS[name]
@@ -224,6 +225,7 @@ def _where_games(games: np.ndarray, new, old):
     return jax.tree_util.tree_map(lambda a, b: jnp.where(games.reshape((-1,) + (1,) * (a.ndim - 1)), a, b), new, old)
 
 
+@pytest.mark.slow
 def test_lineup_plays_as_batch_decide():
     """``players.decide`` with carries from ``players.start`` chooses ``batch.agents.decide``'s actions
     for a lineup started on ``seat_keys``, game after game (the carries restarted at each reset);

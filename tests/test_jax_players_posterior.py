@@ -238,6 +238,7 @@ def explained(raw: np.ndarray, expected: np.ndarray, flips: dict, row: int) -> b
 
 
 # ------------------------------------------------------------------------------ the test
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name", [name if name == "3p" else pytest.param(name, marks=pytest.mark.slow) for name in sorted(CONFIGS)]
 )

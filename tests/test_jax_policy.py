@@ -77,6 +77,7 @@ def compare(network: agent_file.PolicyNetwork, params: policy.Network, rows: np.
     return int((chosen != reference).sum())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("card", CARDS)
 def test_every_shipped_agent_gives_the_numpy_logits(card):
     network = load_policy(ROOT / card)
@@ -89,6 +90,7 @@ def test_every_shipped_agent_gives_the_numpy_logits(card):
     assert np.abs(values - network.values(rows[:200])).max() < TOLERANCE
 
 
+@pytest.mark.slow
 def test_other_architectures_and_layouts(tmp_path):
     """ReLU and tanh layers of unequal widths, on the 736 and 1078 layouts the shipped files do not
     use, with large weights so choices matter: random tensors written as an agent file."""
@@ -180,6 +182,7 @@ def test_greedy_decisions_are_the_batched_players():
     assert decided > 800 and mismatched <= 2
 
 
+@pytest.mark.slow
 def test_sampled_decisions_draw_the_batched_players_words():
     """Sampling, the JAX act draws word ``counter`` of each (game, seat) stream as BatchAgent.draw
     does and takes the same action, except where that word's fraction lies within 1e-5 of a boundary
@@ -204,6 +207,7 @@ def test_sampled_decisions_draw_the_batched_players_words():
     assert decided > 800 and near <= 2
 
 
+@pytest.mark.slow
 def test_jit_vmap_and_the_player_object():
     jax_policy = policy.load(STRONGEST)
     assert policy.load(STRONGEST / "best_model.json") is jax_policy  # one object per file version

@@ -202,6 +202,7 @@ OPTIONS = {
 """Every option that is data in the JAX state away from its default: the same compiled loop."""
 
 
+@pytest.mark.slow
 def test_scripted_and_bayes_v1_lineups_play_the_batched_games():
     """4 and 5 players, and 4 under other options (one compiled loop: the same players, the same
     padded batch of 64, the same options that shape the arrays)."""
@@ -225,6 +226,7 @@ def test_agent_file_and_bayes_v2_with_both_variants():
     assert differ <= TRACED_AT_MOST * total
 
 
+@pytest.mark.slow
 def test_the_command_and_its_refusals(tmp_path, capsys, monkeypatch):
     """``ckc-evaluate --engine jax`` writes the JAX engine's table and ``engine: "jax"``; a player
     without a JAX form is named, and so is the extra when JAX is missing."""

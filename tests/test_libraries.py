@@ -44,6 +44,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("env_id", "vec_env"),
     [

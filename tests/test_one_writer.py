@@ -107,6 +107,7 @@ def small_run(tmp_path) -> Path:
     return train.main([str(config), "--run-dir", str(tmp_path / "run"), "--no-progress"])
 
 
+@pytest.mark.slow
 def test_two_commands_on_one_run_folder_one_is_refused_and_the_other_loses_nothing(small_run, tmp_path, capsys):
     commands = (small_run / "command.txt").read_text().splitlines()
     ready, go = tmp_path / "ready", tmp_path / "go"
@@ -218,6 +219,7 @@ train.main(["--resume", sys.argv[1], "--total-timesteps", "320", "--no-progress"
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc to find the file being saved")
 def test_a_resumed_run_sweeps_what_a_killed_save_left_and_takes_over_its_lock(small_run, tmp_path, capsys):
     before = (small_run / "evaluations.json").read_bytes()

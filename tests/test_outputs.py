@@ -55,6 +55,7 @@ def replaced(link: Path, target: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- links at outputs
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["link.gif", "link.mp4"])
 def test_a_video_over_a_link_replaces_the_link(replay, tmp_path, name):
     pytest.importorskip("imageio_ffmpeg")

@@ -25,6 +25,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     return zipfile.ZipFile(path)
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
     names = set(wheel.namelist())
     for path in (ROOT / "training").rglob("*.py"):  # every module of the training floor, in its package

@@ -95,6 +95,7 @@ def test_the_shipped_pipeline_rebuilds_the_shipped_chain():
         assert config.total_timesteps == ran.total_timesteps, folder
 
 
+@pytest.mark.slow
 def test_a_pipeline_runs_in_order_skips_what_is_done_and_resumes_the_rest(tmp_path, calls, capsys):
     spec = write_pipeline(tmp_path)
     run_dir = tmp_path / "runs"

@@ -26,6 +26,7 @@ def play(env, steps: int, seed: int = 0):
     return out
 
 
+@pytest.mark.slow
 def test_each_slot_plays_a_table_drawn_from_the_population_reproducibly():
     env = CheckpointCharlieVectorEnv(24, population=TABLES, population_weights=[1, 3], reward="win")
     _, infos = env.reset(seed=3)
@@ -60,6 +61,7 @@ def test_the_member_decides_who_sits_at_the_table():
     )
 
 
+@pytest.mark.slow
 def test_a_member_of_weight_zero_is_never_drawn():
     env = CheckpointCharlieVectorEnv(32, population=[["random"], ["passive"], "eager"], population_weights=[0, 1, 1])
     _, infos = env.reset(seed=0)
@@ -72,6 +74,7 @@ def test_a_member_of_weight_zero_is_never_drawn():
     assert 0 not in seen and {1, 2} <= set(seen)
 
 
+@pytest.mark.slow
 def test_set_population_takes_effect_at_each_slots_next_deal():
     env = CheckpointCharlieVectorEnv(16, population=[["passive"]], reward="win")
     _, infos = env.reset(seed=4)
@@ -116,6 +119,7 @@ def test_bad_members_and_weights_are_refused_by_name():
         env.set_population([["self"]])
 
 
+@pytest.mark.slow
 def test_without_a_population_nothing_changes():
     plain = CheckpointCharlieVectorEnv(8, opponents="bayes_v1")
     _, infos = plain.reset(seed=0)
@@ -128,6 +132,7 @@ def test_without_a_population_nothing_changes():
         assert np.array_equal(ra, rb) and np.array_equal(ta, tb)
 
 
+@pytest.mark.slow
 def test_worker_processes_play_what_in_process_shards_play():
     kwargs = {"population": [["passive"], ["bayes_v1"], "eager"], "population_weights": [1, 2, 1], "reward": "margin"}
     sharded = SubprocVectorEnv(9, workers=2, **kwargs)
@@ -195,6 +200,7 @@ def test_the_population_section_is_validated():
             parse_config(data)
 
 
+@pytest.mark.slow
 def test_a_population_self_play_run_snapshots_records_and_resumes(tmp_path):
     import json
 

@@ -14,7 +14,7 @@ from ckc_env.evaluation.paired import compare
 from ckc_env.training.commands import train
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_the_quick_demo_learns_to_beat_passive(tmp_path):
     run = train.main(["quick", "--run-dir", str(tmp_path / "quick"), "--no-progress"])
     history = [h["results"]["vs_random"] for h in json.loads((run / "evaluations.json").read_text())]

@@ -32,6 +32,7 @@ def small():
     return rating.rated_ladder(["random", "passive", "bayes_v1", "cheater"], 3, 8, 12, seed=5, held_out=4)
 
 
+@pytest.mark.slow
 def test_the_ladder_rates_every_game_with_openskill_and_orders_the_players(small):
     from openskill.models import PlackettLuce
 

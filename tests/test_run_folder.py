@@ -412,6 +412,7 @@ train.main(["--resume", sys.argv[1], "--total-timesteps", "320", "--no-progress"
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc to find the file being saved")
 def test_a_run_killed_mid_save_leaves_the_old_model_whole(small_run, tmp_path):
     before = (small_run / "latest_model.zip").read_bytes()

@@ -28,6 +28,7 @@ def play(env, steps: int, seed: int = 3) -> list[np.ndarray]:
     return seen
 
 
+@pytest.mark.slow
 def test_the_critic_state_is_appended_to_the_unchanged_observation():
     """With ``critic_state`` the observation is the plain one (the same games, the same numbers)
     followed by the hidden state seen from the learner's seat: its clue row 0 is the learner's own,
@@ -117,6 +118,7 @@ def test_the_config_takes_critic_state_on_the_vector_path_only():
         parse_config({"vector": {"num_envs": 8}, "critic_state": True, "pretrain": {"teacher": "bayes_v1"}})
 
 
+@pytest.mark.slow
 def test_a_state_critic_run_starts_as_its_file_and_exports_a_plain_agent_file(tmp_path):
     """From ``init_from`` the policy plays as the file's and both critics value as the file's
     (the state's inputs start at zero weights); a PPO update moves the state critic and the

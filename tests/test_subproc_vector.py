@@ -22,6 +22,7 @@ def sharded():
     env.close()
 
 
+@pytest.mark.slow
 def test_the_shards_are_in_process_environments_with_derived_seeds(sharded):
     """Slots 0-3, 4-7 and 8-10 play exactly what in-process environments of 4, 4 and 3 slots play
     when reset with ``derive_seed(seed, "shard", i)``, through many finished games."""
@@ -43,6 +44,7 @@ def test_the_shards_are_in_process_environments_with_derived_seeds(sharded):
         assert np.array_equal(terminated, np.concatenate([p[2] for p in parts]))
         assert not truncated.any()
         assert np.array_equal(sharded.action_masks(), np.concatenate([s.action_masks() for s in shards]))
+        assert np.array_equal(np.stack(sharded.call("action_masks")), sharded.action_masks())
         assert np.array_equal(infos["seat"], np.concatenate([p[4]["seat"] for p in parts]))
         if terminated.any():
             finished += int(terminated.sum())

@@ -240,6 +240,7 @@ def test_train_refuses_bad_arguments(tmp_path, capsys):
     assert "opponents[0]" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_behaviour_cloning_learns_the_teachers_accusations(tmp_path):
     """training/imitation.py: the teacher's decisions are recorded from the learner's seat with
     their returns, and fitting to them makes the policy choose what the teacher chose, including
@@ -310,6 +311,7 @@ def test_several_player_counts_misconfigured_are_named(data, named):
         assert text in str(error.value)
 
 
+@pytest.mark.slow
 def test_a_run_over_several_player_counts_clones_each_teacher_and_evaluates_each_count(tmp_path):
     config = tmp_path / "mixed.yaml"
     config.write_text(MIXED)
@@ -357,6 +359,7 @@ eval: {every: 128, games: 24, opponents: {vs_random: [random]}}
 """
 
 
+@pytest.mark.slow
 def test_one_seed_gives_one_run(tmp_path):
     """A run is fixed by its config's seed (the README's quick demo reproduces from it): two runs
     give the same evaluations and the same weights, and another seed gives other weights."""
@@ -415,6 +418,7 @@ def test_paired_differences_by_player_count(tmp_path):
     assert paired["difference"] == pytest.approx(pooled)
 
 
+@pytest.mark.slow
 def test_held_out_deals_are_other_deals_paired_with_the_start_and_survive_a_resume(tmp_path):
     """eval.held_out plays the first table again on other deals, which the pick of the best model
     never sees: each entry records the learner's win rate there and its paired difference from the
@@ -568,6 +572,7 @@ def write(path, text):
     return path
 
 
+@pytest.mark.slow
 def test_the_per_count_search_of_bayes_v2s_parameters_records_its_log_and_check(tmp_path):
     """training/tune_by_count.py on a few games: every parameter that matters at 3 players is tried
     (bar_late is not: the bar is bar_early throughout), each candidate with its paired difference,
@@ -587,6 +592,7 @@ def test_the_per_count_search_of_bayes_v2s_parameters_records_its_log_and_check(
     assert result["check"]["low"] <= result["check"]["difference"] <= result["check"]["high"]
 
 
+@pytest.mark.slow
 def test_the_critic_fit_moves_the_value_head_alone(tmp_path):
     """finetune.critic_fit: the start policy's own games regress the critic; the action head is left
     as it was, and the held-out explained variance rises from the start's."""
@@ -627,6 +633,7 @@ def test_the_critic_fit_moves_the_value_head_alone(tmp_path):
         parse_config({"finetune": {"critic_fit": 10}})
 
 
+@pytest.mark.slow
 def test_init_from_extends_a_players_file_to_the_second_order_layout():
     """A "second_order" run may start from a "players" agent file: the inputs its layout appends
     start with zero weights, so the model's actions and values are the file's on the same

@@ -55,6 +55,7 @@ def test_the_teacher_plays_every_slot_and_returns_are_discounted():
     assert np.isfinite(data.returns).all() and data.returns.max() > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("workers", "duplicate"),
     [(1, ""), (2, ""), (2, "duplicate: eager\nfinetune: {critic_fit: 300, critic_fit_epochs: 1}\n")],

@@ -75,6 +75,24 @@ def test_gymnasium_vector_contract():
                 assert not np.array_equal(infos["final_obs"][b], observations[b])  # the next game's first
 
 
+def test_sync_vector_env_calls_reach_the_slots():
+    """Code written for ``SyncVectorEnv`` (``call("action_masks")``, ``get_attr("action_space")``)
+    gets one answer per slot; other names and ``set_attr`` are refused naming what is accepted."""
+    env = CheckpointCharlieVectorEnv(8, opponents="random")
+    env.reset(seed=1)
+    masks = env.call("action_masks")
+    assert isinstance(masks, tuple) and len(masks) == 8
+    assert np.array_equal(np.stack(masks), env.action_masks())
+    assert np.array_equal(np.stack(env.get_attr("action_masks")), env.action_masks())
+    assert env.get_attr("action_space") == (gymnasium.spaces.Discrete(40),) * 8
+    assert env.call("observation_space") == (env.single_observation_space,) * 8
+    assert env.get_attr("render_mode") == (None,) * 8
+    with pytest.raises(AttributeError, match=r"no 'np_random'.*\['action_masks', 'observation_space'"):
+        env.get_attr("np_random")
+    with pytest.raises(AttributeError, match="share the environment's settings"):
+        env.set_attr("reward", "win")
+
+
 def test_gymnasium_vector_wrappers_step_it():
     """gymnasium's own vector wrapper reads the autoreset mode and counts the episodes."""
     from gymnasium.wrappers.vector import RecordEpisodeStatistics
@@ -93,6 +111,7 @@ def test_gymnasium_vector_wrappers_step_it():
     assert episodes == ended == len(env.return_queue) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reward", ["points", "margin", "win"])
 def test_rewards_add_up_to_the_game_result(reward):
     env = CheckpointCharlieVectorEnv(64, opponents=["bayes_v1", "random"], reward=reward, num_players=3)
@@ -138,11 +157,12 @@ def same_episodes(episodes: int, slots: int, steps: int, reward: str = "points",
         assert abs(a.mean() - b.mean()) < 4 * se, (key, a.mean(), b.mean(), se)
 
 
+@pytest.mark.slow
 def test_same_episodes_as_the_single_agent_view():
     same_episodes(60, 256, 40, opponents="bayes_v1")
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize(
     ("reward", "options"),
     [
@@ -194,6 +214,7 @@ def test_refusals_name_the_accepted_values(rllib_checkpoint):
     assert not batch_capable(rllib, trust_checkpoint=True)
 
 
+@pytest.mark.slow
 def test_mixed_player_counts():
     env = CheckpointCharlieVectorEnv(
         24, num_players=[3, 4, 5], opponents={3: "random", 4: ["eager", "passive", "random"], 5: "bayes_v1"}

@@ -14,6 +14,7 @@ from ckc_env.batch.agents import BATCH_REGISTRY, seat_keys, uniform_legal
 from ckc_env.envs.vector import CheckpointCharlieVectorEnv
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("reward", "reference", "opponents"),
     [
@@ -45,6 +46,7 @@ def test_the_reference_itself_nets_zero_in_every_game(reward, reference, opponen
     assert np.std(baselines) > 0  # the deals differ: the baseline is the deal's, not a constant
 
 
+@pytest.mark.slow
 def test_the_games_are_those_of_the_plain_environment():
     """Same seed, same actions: everything but the final rewards is identical (the copies never
     touch the slots' games or their round records), and the final rewards differ by the baseline."""
