@@ -20,7 +20,9 @@ from ckc_env.evaluation.claims import pooled, pooled_difference, pooled_lead, si
 from ckc_env.evaluation.statistics import Stat
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ["README.md", "checkpoints/README.md", "docs/baselines.md", "docs/evaluation.md"]
+NOT_RESULTS = {"docs/RULES.md", "docs/cli.md", "docs/env_card.md"}  # the rules, the parsers' help, the env card
+DOCS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+DOCS = [doc for doc in DOCS if doc not in NOT_RESULTS]
 AGENT = "checkpoints/ppo_all_counts_mixed_34p"
 RESULTS = "docs/results"
 
@@ -111,49 +113,49 @@ BAYES_V1_5P = [
 CLAIMS = [
     # the strongest agent at the mixed tables: pooled leads over bayes_v2
     (
-        "README.md",
+        "docs/training.md",
         "In the mixed tables (balanced seatings) its place, pooled over the samples, is {} at 3 players "
         "(lead over bayes_v2 {} on {} deals",
         lead(MIXED.format(3)),
     ),
-    ("README.md", "16,008), {} at 4 ({} on {} deals", lead(MIXED.format(4))),
-    ("README.md", "+0.026]) and {} at 5 ({} on {} deals", lead(MIXED.format(5))),
+    ("docs/training.md", "16,008), {} at 4 ({} on {} deals", lead(MIXED.format(4))),
+    ("docs/training.md", "+0.026]) and {} at 5 ({} on {} deals", lead(MIXED.format(5))),
     (
-        "checkpoints/README.md",
+        "docs/agents.md",
         "Pooled over the samples, its lead over bayes_v2 makes it {} at the 3-player mixed table ({} on {} deals)",
         lead(MIXED.format(3)),
     ),
-    ("checkpoints/README.md", "{} at the 4-player one ({} on {} deals)", lead(MIXED.format(4))),
-    ("checkpoints/README.md", "and {} at the 5-player one ({} on {} deals", lead(MIXED.format(5))),
+    ("docs/agents.md", "{} at the 4-player one ({} on {} deals)", lead(MIXED.format(4))),
+    ("docs/agents.md", "and {} at the 5-player one ({} on {} deals", lead(MIXED.format(5))),
     (
-        "checkpoints/README.md",
+        "docs/agents.md",
         "pooled over the samples, {} at the 3-player mixed table, {} at the 4-player one and {} at the 5-player "
         "one, and in bayes_v2's seat at bayes_v2's tables {} bayes_v2 at 3 players, {} it at 4 and {} it at 5",
         lambda: [verdicts(MIXED.format(n)) for n in (3, 4, 5)] + [side(SEAT.format(n)) for n in (3, 4, 5)],
     ),
     # in bayes_v2's seat at bayes_v2's tables
     (
-        "README.md",
+        "docs/training.md",
         "In bayes_v2's seat on the same deals, pooled over the samples, the agent is {} bayes_v2 at 3 players "
         "({} on {} deals)",
         level_or_above(SEAT.format(3)),
     ),
-    ("README.md", "{} it at 4 ({} on {})", level_or_above(SEAT.format(4))),
-    ("README.md", "and {} it at 5 ({} on {})", level_or_above(SEAT.format(5))),
+    ("docs/training.md", "{} it at 4 ({} on {})", level_or_above(SEAT.format(4))),
+    ("docs/training.md", "and {} it at 5 ({} on {})", level_or_above(SEAT.format(5))),
     (
-        "checkpoints/README.md",
+        "docs/agents.md",
         "in bayes_v2's seat on the same deals, pooled over the samples: {} bayes_v2 at 3 players ({} on {} deals)",
         level_or_above(SEAT.format(3)),
     ),
-    ("checkpoints/README.md", "{} it at 4 ({} on {} deals)", level_or_above(SEAT.format(4))),
-    ("checkpoints/README.md", "and {} it at 5 ({} on {} deals;", level_or_above(SEAT.format(5))),
+    ("docs/agents.md", "{} it at 4 ({} on {} deals)", level_or_above(SEAT.format(4))),
+    ("docs/agents.md", "and {} it at 5 ({} on {} deals;", level_or_above(SEAT.format(5))),
     (
-        "README.md",
+        "docs/training.md",
         "pooled over the three samples, the agent's edge over bayes_v2 in its seat is {} on {} deals",
         lambda: level_or_above(SEAT.format(3))()[1:],
     ),
     (
-        "checkpoints/README.md",
+        "docs/agents.md",
         "it wins {} against four bayes_v1 at 5 players, pooled over three samples ({} games;",
         lambda: [
             interval(claims.pooled_rate([ROOT / RESULTS / f for f in BAYES_V1_5P])),
@@ -162,12 +164,12 @@ CLAIMS = [
     ),
     # what RL added to the cloned start, pooled per count over three tables and two seeds
     (
-        "checkpoints/README.md",
+        "docs/agents.md",
         "what the four runs added is {} at 5 players, {} at 4 and {} at 3",
         lambda: [signed(pooled_difference(paths(CLONE.format(n)))) for n in (5, 4, 3)],
     ),
     (
-        "README.md",
+        "docs/training.md",
         "what the four fine-tuning runs added, pooled over each count's six samples, is {} at 5 players, {} at 4 and {} at 3",
         lambda: [signed(pooled_difference(paths(CLONE.format(n)))) for n in (5, 4, 3)],
     ),
@@ -189,7 +191,7 @@ CLAIMS = [
         ],
     ),
     (
-        "README.md",
+        "docs/tournaments.md",
         "the best response to two bayes_v2 wins {} over bayes_v2 in its seat, {} over the agent it started from",
         lambda: [br("bayes_v2_3p_from_agent", "best"), br("bayes_v2_3p_from_agent", "best", "over_start")],
     ),
@@ -212,7 +214,7 @@ CLAIMS = [
             br("bayes_v2_5p_from_agent", "best"),
         ],
     ),
-    ("README.md", "at 5 players {} more", lambda: [br("bayes_v2_5p_from_agent", "best", "over_start")]),
+    ("docs/tournaments.md", "at 5 players {} more", lambda: [br("bayes_v2_5p_from_agent", "best", "over_start")]),
     (
         "docs/evaluation.md",
         "the best response's {} over bayes_v1 is the agent's own ({} over its start)",
@@ -230,7 +232,7 @@ CLAIMS = [
         lambda: [br("ppo_all_counts_mixed_34p_4p_self", "best"), br("ppo_all_counts_mixed_34p_4p_self", "final")],
     ),
     (
-        "README.md",
+        "docs/tournaments.md",
         "at 4 the run's final model gains {}",
         lambda: [br("ppo_all_counts_mixed_34p_4p_self", "final")],
     ),
@@ -245,13 +247,13 @@ CLAIMS = [
     ),
     # the earlier agent's 5-player mixed table
     (
-        "README.md",
+        "docs/training.md",
         "In the 5-player mixed table (balanced seatings) it is {} with bayes_v2 over both samples of 8000 deals "
         "(lead {} pooled",
         lead("mixed_vs_mixed_bayes_v2_5p_seed*.json", "checkpoints/ppo_all_counts_mixed", games=False),
     ),
     (
-        "checkpoints/README.md",
+        "docs/agents.md",
         "At the 5-player mixed table it is {} with bayes_v2 over both samples of 8000 deals (lead {} pooled",
         lead("mixed_vs_mixed_bayes_v2_5p_seed*.json", "checkpoints/ppo_all_counts_mixed", games=False),
     ),

@@ -22,7 +22,7 @@ import pytest
 from ckc_env.evaluation.tournament import markdown_table
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ["README.md", "checkpoints/README.md", "docs/baselines.md", "docs/evaluation.md"]
+DOCS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
 MARKER = re.compile(r"<!-- results: (.+?) -->")
 FIGURE = re.compile(r"(?<![\w.])-?\d+\.\d{2,}")  # "0.21-0.24" is 0.21 and 0.24
 
@@ -69,7 +69,13 @@ CASES = [(doc, line, files, table) for doc in DOCS for line, files, table in tab
 
 
 def test_the_docs_have_tables_of_results():
-    assert {doc for doc, *_ in CASES} == set(DOCS)
+    """The pages that publish results hold tables of them (the others may hold none)."""
+    assert {doc for doc, *_ in CASES} >= {
+        "docs/agents.md",
+        "docs/baselines.md",
+        "docs/evaluation.md",
+        "docs/tournaments.md",
+    }
     assert len(CASES) >= 10
 
 
@@ -138,9 +144,9 @@ def doc_commands() -> dict[str, list[str]]:
 # seconds: in the default run), agent files at a table, paired comparisons (-m slow: about a minute).
 RERUN = [
     "docs/results/cheater_vs_bayes_5p",
-    pytest.param("docs/results/ppo_5p_vector_vs_bayes_seed2027", marks=pytest.mark.slow),
-    pytest.param("docs/results/attempts/finetune_all_counts_vs_start_bayes_v1_5p", marks=pytest.mark.slow),
-    pytest.param("docs/results/bayes_v3_vs_bayes_v2_at_bayes_v1_4p", marks=pytest.mark.slow),
+    pytest.param("docs/results/ppo_5p_vector_vs_bayes_seed2027", marks=pytest.mark.long),
+    pytest.param("docs/results/attempts/finetune_all_counts_vs_start_bayes_v1_5p", marks=pytest.mark.long),
+    pytest.param("docs/results/bayes_v3_vs_bayes_v2_at_bayes_v1_4p", marks=pytest.mark.long),
 ]
 
 
@@ -223,14 +229,14 @@ CPU_CHECK = "docs/results/scratch_jax_cpu_first_minutes_evaluations.json"
 
 QUOTES = [
     (
-        "README.md",
+        "docs/device.md",
         "gives the H200's step-0 figures to the last digit ({} against four bayes_v1, {} against four random, {} in "
         "bayes_v2's seat",
         CPU_CHECK,
         lambda r: step_zero(r) if step_zero(r) == step_zero(json.loads((ROOT / DEVICE_CURVE).read_text())) else [],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "after 8 iterations, {} against four bayes_v1 where the H200 gave {}",
         CPU_CHECK,
         lambda r: [
@@ -239,7 +245,7 @@ QUOTES = [
         ],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "The run ended at 1.5M steps with {} against four bayes_v1 and {} in bayes_v2's seat on the same deals "
         "(bayes_v2 wins {} there",
         DEVICE_CURVE,
@@ -250,25 +256,25 @@ QUOTES = [
         ],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "its best model (1.5M steps) wins {} where `ppo_all_counts_mixed_34p` wins {}, a paired difference of {}",
         "docs/results/scratch_jax_h200_vs_mixed_34p_5p.json",
         lambda r: [rate(r["players"][0]["win"]), rate(r["players"][1]["win"]), signed(r["difference"]["win"])],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "| one H200 (`docs/results/bench_training_h200.json`, one repeat) | {} | {} | {} |",
         "docs/results/bench_training_h200.json",
         lambda r: steps_per_s(r, "jax vs 4 random", "jax vs 4 bayes_v1", "jax env only, vs 4 bayes_v1"),
     ),
     (
-        "README.md",
+        "docs/device.md",
         "| the 2-core CPU (`docs/results/bench_training_jax_cpu.json`, median of 3) | {} | {} | {} |",
         "docs/results/bench_training_jax_cpu.json",
         lambda r: steps_per_s(r, "jax vs 4 random", "jax vs 4 bayes_v1", "jax env only, vs 4 bayes_v1"),
     ),
     (
-        "README.md",
+        "docs/device.md",
         "The first run of `scratch_jax.yaml` on the 2-core CPU spends {} s compiling (the training iteration {} s,",
         COMPILE,
         lambda r: [
@@ -277,7 +283,7 @@ QUOTES = [
         ],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "a second run of the same config {} s reading the programs back from the cache (the iteration {} s:",
         COMPILE,
         lambda r: [
@@ -286,7 +292,7 @@ QUOTES = [
         ],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "| the device path, one decision per step | {} | {} | {} | {} |",
         DECISIONS,
         lambda r: steps_per_s(
@@ -298,13 +304,13 @@ QUOTES = [
         ),
     ),
     (
-        "README.md",
+        "docs/device.md",
         "| the device path, the learner's view | | {} | {} | {} |",
         DECISIONS,
         lambda r: steps_per_s(r, "jax vs 4 random", "jax vs 4 bayes_v1", "jax env only, vs 4 bayes_v1"),
     ),
     (
-        "README.md",
+        "docs/device.md",
         "| SB3's vector path (self-play: against four snapshots of the learner's shape) | {} | {} | {} | {} |",
         DECISIONS,
         lambda r: steps_per_s(
@@ -312,13 +318,13 @@ QUOTES = [
         ),
     ),
     (
-        "README.md",
+        "docs/device.md",
         "In self-play the device path trains at **{}x** SB3's vector path against four snapshots",
         DECISIONS,
         lambda r: [f"{r['ratios']['jax decisions self-play / vector vs 4 snapshots']:.2f}"],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "{}x SB3's vector path with one decision per step ({}x with the learner's view), and the environment alone "
         "at {}x the NumPy one's (the learner's view: {}x)",
         DECISIONS,
@@ -333,7 +339,7 @@ QUOTES = [
         ],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "it reached bayes_v1's level at its first evaluation, {} at 524k steps after {} minutes, and its best, {} at "
         "1.5M steps after {} minutes, is above it",
         SELF_PLAY_CPU,
@@ -344,13 +350,13 @@ QUOTES = [
         ],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "its best model wins {} where `ppo_all_counts_mixed_34p` wins {}, a paired difference of {}",
         "docs/results/self_play_jax_cpu_vs_mixed_34p_5p.json",
         lambda r: [rate(r["players"][0]["win"]), rate(r["players"][1]["win"]), signed(r["difference"]["win"])],
     ),
     (
-        "README.md",
+        "docs/device.md",
         "| SB3's vector path on the same CPU, same run | {} | {} | {} |",
         "docs/results/bench_training_jax_cpu.json",
         lambda r: steps_per_s(r, "vector vs 4 random", "vector vs 4 bayes_v1", "vector env only, vs 4 bayes_v1"),
@@ -362,10 +368,10 @@ QUOTES = [
             "docs/results/ladder_3p.json",
             lambda r: [ladder_rate(r, STRONGEST), ladder_rate(r, "bayes_v2")],
         )
-        for doc in ("README.md", "docs/baselines.md")
+        for doc in ("docs/tournaments.md", "docs/baselines.md")
     ],
     (
-        "README.md",
+        "docs/tournaments.md",
         "against four bayes_v1 the cheater wins {} of 5-player games",
         "docs/results/cheater_vs_bayes_5p.json",
         lambda r: [rate(r["players"][0]["win"])],
@@ -377,19 +383,19 @@ QUOTES = [
         lambda r: [rate(r["players"][0]["win"])],
     ),
     (
-        "README.md",
+        "docs/training.md",
         "`ppo_all_counts_mixed_34p` wins {} against two bayes_v2",
         "docs/results/mixed_34p_vs_bayes_v2_3p_seed9800.json",
         lambda r: [rate(r["players"][0]["win"])],
     ),
     (
-        "README.md",
+        "docs/training.md",
         "bayes_v2 in its seat on the same deals wins {} on seed 9800: the agent's edge over bayes_v2 itself is {}",
         "docs/results/mixed_34p_vs_bayes_v2_3p_seed9800.json",
         lambda r: [rate(r["players"][1]["win"]), paired(r["difference"]["win"])],
     ),
     (
-        "README.md",
+        "docs/training.md",
         "wins {} against three bayes_v2 ({} over bayes_v2 in its seat, 4008 games",
         "docs/results/bayes_v3_vs_bayes_v2_4p.json",
         lambda r: [rate(r["players"][0]["win"]), paired(r["difference"]["win"])],
@@ -401,13 +407,13 @@ QUOTES = [
         lambda r: [paired(r["difference"]["win"])],
     ),
     (
-        "README.md",
+        "docs/training.md",
         "Against four bayes_v1 it wins {}. Against its cloned start, `ppo_all_counts`",
         "docs/results/mixed_34p_vs_bayes_v1_5p_seed9009.json",
         lambda r: [rate(r["players"][0]["win"])],
     ),
     (
-        "README.md",
+        "docs/training.md",
         "it wins {} against four bayes_v1 at 5 players, {} over the agent it started from",
         "docs/results/attempts/finetune_all_counts_vs_start_bayes_v1_5p.json",
         lambda r: [rate(r["players"][0]["win"]), paired(r["difference"]["win"])],

@@ -40,7 +40,7 @@ that stage's folder (and the later ones) to train it again. ``RUN_DIR`` holds on
 files: a folder of one's own that is not empty and has no ``pipeline.json`` is refused.
 
 A stage that fails ends the pipeline with its exit status; the command, given again, resumes it.
-``OPENBLAS_NUM_THREADS`` is 1 for the stages unless it is set (see the README).
+``OPENBLAS_NUM_THREADS`` is 1 for the stages unless it is set (see docs/training.md).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ small. A standard remedy (imitation warm start, then reinforcement learning) is 
 sees only its own observation: it learns, for each of its information sets, what the all-seeing
 player does most often there (the "learning by cheating" scheme of privileged distillation). The
 trained policy reads nothing hidden; only its training labels did. Against four ``bayes_v1`` this
-start is stronger than cloning ``bayes_v1`` itself (see checkpoints/README.md).
+start is stronger than cloning ``bayes_v1`` itself (see docs/agents.md).
 
 The whole step is recorded in the run folder (``pretrain.json``: teacher, samples, epochs,
 accuracy, losses, seconds).

@@ -14,7 +14,7 @@ public history. The policy reads the observation alone, so the trained agent pla
 seat may know (centralised training, decentralised execution: MAPPO's centralised value function,
 the asymmetric actor-critic of Pinto et al. 2018).
 
-Measured at 3 players against two bayes_v2 (checkpoints/README.md, ``state_critic_3p_vs_bayes_v2``):
+Measured at 3 players against two bayes_v2 (docs/agents.md, ``state_critic_3p_vs_bayes_v2``):
 on the same decisions the state critic explains 0.614 of the returns' variance where the
 observation critic explains 0.558, an eighth of what is left, since later rounds deal the clues
 afresh; PPO with it stayed level with its start, as it did without.
