@@ -46,6 +46,7 @@ def test_the_wheel_holds_the_training_package_and_the_configs(wheel):
     # every package of the source tree, with every module of it (pyproject lists the packages by name)
     for path in (ROOT / "ckc_env").rglob("*.py"):
         assert f"ckc_env/{path.relative_to(ROOT / 'ckc_env').as_posix()}" in names, path
+    assert "ckc_env/web/page.html" in names  # ckc-serve's page
 
 
 def test_the_wheel_declares_the_console_commands(wheel):
@@ -59,6 +60,7 @@ def test_the_wheel_declares_the_console_commands(wheel):
         "ckc-play = ckc_env.terminal.play:main",
         "ckc-plot = ckc_env.evaluation.commands.plot:main",
         "ckc-rllib-train = ckc_env.training.commands.rllib:main",
+        "ckc-serve = ckc_env.web.command:main",
     ):
         assert command in text
 
