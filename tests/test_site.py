@@ -1,6 +1,7 @@
 """The documentation site says what the code does: every page is in the site's navigation, the
 command-line reference is the parsers' own help, the getting-started commands are the README's,
-and every Python snippet of the README and the site runs as it is printed."""
+every Python snippet of the README and the site runs as it is printed, and every command line its
+shell snippets print is taken by its command's parser."""
 
 from __future__ import annotations
 
@@ -83,3 +84,48 @@ def test_a_snippet_runs_as_printed(code, tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+class _ParsedError(Exception):
+    """Raised once a command's arguments are parsed: the command does no work in these tests."""
+
+
+def command_lines() -> list:
+    """Every ``ckc-*`` command of the README's and the site's shell snippets (continuations joined,
+    ``&&`` chains split, ``VAR=value`` prefixes and comments dropped), with where it is printed."""
+    import shlex
+
+    found = []
+    for doc in ["README.md", *(f"docs/{page}" for page in PAGES)]:
+        text = (ROOT / doc).read_text()
+        for match in re.finditer(r"^```bash\n(.*?)^```", text, re.S | re.M):
+            start = text[: match.start()].count("\n") + 2
+            for k, line in enumerate(match.group(1).replace("\\\n", " \n").splitlines()):
+                for part in re.split(r"\s&&\s", line):
+                    words = shlex.split(part, comments=True)
+                    while words and re.match(r"^[A-Z_]+=", words[0]):
+                        words = words[1:]
+                    if words and words[0].startswith("ckc-") and not any("$" in w for w in words):
+                        found.append(pytest.param(words, id=f"{doc}:{start + k}:{words[0]}"))
+    return found
+
+
+@pytest.mark.parametrize("words", command_lines())
+def test_a_documented_command_line_is_accepted_by_its_parser(words, monkeypatch):
+    """The command exists and its parser takes the line as printed (every option, choice and
+    range); nothing runs: the test stops the command once its arguments are parsed."""
+    import argparse
+
+    from ckc_env.cli_reference import _entry, commands
+
+    known = commands()
+    assert words[0] in known, f"{words[0]} is not a command: the commands are {sorted(known)}"
+    parse = argparse.ArgumentParser.parse_args
+
+    def parsed(self, args=None, namespace=None):
+        parse(self, args, namespace)
+        raise _ParsedError
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parsed)
+    with pytest.raises(_ParsedError):
+        _entry(known[words[0]])(words[1:])
