@@ -117,11 +117,10 @@ def test_a_small_pool_runs_out_of_colours() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("stasi", "cafe_adler"), [(False, False), (True, True)])
-def test_long_runs_same_games_as_numpy(stasi: bool, cafe_adler: bool) -> None:
-    """Late rounds and games' ends: neither variant and both (each variant alone is played for 40
+def test_long_runs_same_games_as_numpy() -> None:
+    """Late rounds and games' ends, both variants on (every variant combination is played for 40
     steps above, with every combination of the data options)."""
-    play_every_combination({"stasi": stasi, "cafe_adler": cafe_adler}, steps=200, seed=11)
+    play_every_combination({"stasi": True, "cafe_adler": True}, steps=200, seed=11)
 
 
 def test_batches_share_the_options_that_shape_arrays() -> None:

@@ -18,7 +18,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md"))
 SNIPPET = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
-FAST = {"README.md:48", "docs/getting-started.md:38", "docs/openspiel.md:7", "docs/play.md:37"}
+FAST = {"README.md:48", "docs/openspiel.md:7", "docs/play.md:56"}
 """The snippets of the default run (a few seconds each); the others (training, compiling) are slow."""
 
 
@@ -58,10 +58,13 @@ def test_getting_started_opens_with_the_readmes_two_commands():
 
 
 def snippets() -> list:
-    found = []
+    found, seen = [], set()
     for doc in ["README.md", *(f"docs/{page}" for page in PAGES)]:
         text = (ROOT / doc).read_text()
         for match in SNIPPET.finditer(text):
+            if match.group(1) in seen:  # printed on two pages (the README's and the site's): run once
+                continue
+            seen.add(match.group(1))
             where = f"{doc}:{text[: match.start()].count(chr(10)) + 1}"
             marks = () if where in FAST else pytest.mark.slow
             found.append(pytest.param(match.group(1), id=where, marks=marks))
