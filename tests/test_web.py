@@ -108,7 +108,7 @@ def test_replays_step_by_step_and_bad_steps(server, replay_file):
     assert status == 200 and end["next"] is None and end["seat"] == 2
     assert call(server + f"/api/replays/0?step={steps + 1}")[1]["error"].startswith("step must be an integer from 0")
     assert call(server + "/api/replays/0?step=0&seat=7")[1]["error"].startswith("seat must be an integer from 0 to 2")
-    assert call(server + "/api/replays/9")[0] == 400
+    assert call(server + "/api/replays/9")[0] == 404  # no such replay
     assert call(server + "/etc/passwd")[0] == 404
     assert call(server + "/api/options", "PUT", b"{}")[0] == 405
 
@@ -163,3 +163,19 @@ def test_a_whole_game_by_clicks_and_a_replay_to_its_end_in_a_browser(server):
         assert page.inner_text("#replay-status").endswith(": the end")
         assert not page.is_hidden("#replay-table")
         browser.close()
+
+
+def test_the_games_finished_here_are_kept_as_replays_the_last_sixteen(replay_file):
+    """A long-running server holds a bounded number of replays; a replay keeps its id while held."""
+    from ckc_env.terminal.replay import Replay
+    from ckc_env.web.tables import MAX_GAMES
+
+    tables = Tables([], [replay_file])
+    replay = Replay.load(replay_file)
+    for k in range(MAX_GAMES + 3):
+        tables._keep_replay(f"your game {k}", replay)
+    ids = [entry["id"] for entry in tables.options()["replays"]]
+    assert ids == [0, *range(4, MAX_GAMES + 4)]
+    assert tables.replay_step(MAX_GAMES + 3, 0, None)["name"] == f"your game {MAX_GAMES + 2}"
+    with pytest.raises(ValueError, match="no replay 1 here"):
+        tables.replay_step(1, 0, None)

@@ -94,10 +94,17 @@ class Table:
         game = self.game
         return self.scheme.pay(engine.pop_rewards(game), game.final["winners"] if game.game_over else None)
 
-    def play(self, agents: Sequence[Agent | None], learning: Container[int], earned: list[float]) -> None:
+    def play(
+        self,
+        agents: Sequence[Agent | None],
+        learning: Container[int],
+        earned: list[float],
+        actions: list[int] | None = None,
+    ) -> None:
         """The agents at the other seats decide until a seat in ``learning`` is to act or the game
-        ends; each seat's rewards meanwhile are added to ``earned``. An illegal choice is an error
-        naming the player: scripted players and checked policies never make one."""
+        ends; each seat's rewards meanwhile are added to ``earned`` (and each action to ``actions``,
+        a replay's, when given). An illegal choice is an error naming the player: scripted players
+        and checked policies never make one."""
         game = self.game
         while not game.game_over and game.current_seat not in learning:
             seat = game.current_seat
@@ -106,6 +113,8 @@ class Table:
             if not engine.is_legal(game, action):
                 raise ValueError(f"player {short(agent)} at seat {seat} chose illegal action {action}")
             engine.apply(game, action)
+            if actions is not None:
+                actions.append(int(action))
             gained = self.collect()
             if gained is not None:
                 for s, r in enumerate(gained):

@@ -28,8 +28,7 @@ from ..engine.chance import SEED_LIMIT
 from ..engine.state import GameState
 from ..files import short
 from ..observation import OBSERVATION
-from ..players import build as build_player
-from ..players import validate as validate_player
+from ..players import resolve
 from ..seeding import derive_seed
 from ..table.scalar import Table
 from ..terminal.replay import Replay
@@ -37,6 +36,8 @@ from ..terminal.replay import Replay
 MAX_GAMES = 16
 """Games held at once; the one left alone longest is dropped for a new one."""
 MAX_REPLAYS = 200
+"""Replay files loaded at start; the games finished here are kept as replays too, the last
+:data:`MAX_GAMES` of them."""
 
 
 class RequestError(ValueError):
@@ -81,12 +82,8 @@ class Game:
 
     def advance(self) -> None:
         """The computer players decide until it is the person's turn or the game is over."""
+        self.table.play(self.agents, (self.seat,), [0.0] * self.table.n, self.replay.actions)
         game = self.game
-        while not game.game_over and game.current_seat != self.seat:
-            seat = game.current_seat
-            action = int(self.agents[seat].act(self.table.views[seat], self.table.lazy_observation(seat)))
-            self.table.apply(action)
-            self.replay.actions.append(action)
         if game.game_over and not self.replay.finished:
             self.replay.finished = True
             self.replay.result = {key: game.final[key] for key in ("totals", "gold", "winners", "reasons")}
@@ -119,25 +116,29 @@ class Tables:
     """The server's games and replays (one lock for the registry, one per game)."""
 
     def __init__(self, agent_files: Sequence[str] = (), replays: Sequence[Path] = (), trust_checkpoint: bool = False):
-        self.trust_checkpoint = trust_checkpoint
-        for path in agent_files:  # checked once, at start: a bad file stops the command
-            validate_player(path, trust_checkpoint=trust_checkpoint)
-        self.players = [*sorted(REGISTRY), *agent_files]
-        self.replays: list[tuple[str, Replay]] = []
+        # every player checked and loaded once, at start (a bad file stops the command); a game
+        # builds its seats from these, so no file is read again while the server runs
+        self.loaded = {name: resolve(name, trust_checkpoint) for name in [*sorted(REGISTRY), *agent_files]}
+        for player in self.loaded.values():
+            player.require_extras()
+        self.players = list(self.loaded)
+        self.replays: OrderedDict[int, tuple[str, Replay]] = OrderedDict()
+        self._finished: list[int] = []  # the replays of games finished here, oldest first
         for path in list(replays)[:MAX_REPLAYS]:
             replay = Replay.load(path)
             replay.check()
-            self.replays.append((Path(path).name, replay))
+            self.replays[len(self.replays)] = (Path(path).name, replay)
+        self._next_replay = len(self.replays)
         self.games: OrderedDict[str, Game] = OrderedDict()
         self.lock = threading.Lock()
-        self._states: dict[int, list[GameState]] = {}
+        self._states: dict[int, list[GameState]] = {}  # a replay's states, by its id, once asked for
 
     # ------------------------------------------------------------------ what the page may choose from
     def options(self) -> dict[str, Any]:
         return {
             "players": self.players,
             "counts": list(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
-            "replays": [self._replay_entry(k, name, r) for k, (name, r) in enumerate(self.replays)],
+            "replays": [self._replay_entry(k, name, r) for k, (name, r) in list(self.replays.items())],
         }
 
     @staticmethod
@@ -168,7 +169,7 @@ class Tables:
                 agents.append(None)
                 continue
             name = next(others)
-            agent = build_player(name, seed=derive_seed(seed, "agent", s), trust_checkpoint=self.trust_checkpoint)
+            agent = self.loaded[name].scalar(derive_seed(seed, "agent", s))
             agent.reset(s, config)
             labels.append(name)
             agents.append(agent)
@@ -209,25 +210,39 @@ class Tables:
             game.table.apply(action)
             game.replay.actions.append(action)
             game.advance()
-            if game.game.game_over and all(r is not game.replay for _, r in self.replays):
-                with self.lock:  # a finished game can be watched again
-                    self.replays.append((f"your game {game_id[:6]}", game.replay))
+            if game.game.game_over:
+                self._keep_replay(f"your game {game_id[:6]}", game.replay)
             return game.view(game_id)
+
+    def _keep_replay(self, name: str, replay: Replay) -> None:
+        """A game finished here can be watched again; the oldest of them goes past MAX_GAMES."""
+        with self.lock:
+            self.replays[self._next_replay] = (name, replay)
+            self._finished.append(self._next_replay)
+            self._next_replay += 1
+            while len(self._finished) > MAX_GAMES:
+                gone = self._finished.pop(0)
+                self.replays.pop(gone, None)
+                self._states.pop(gone, None)
 
     # ------------------------------------------------------------------ replays
     def replay_step(self, replay_id: Any, step: Any, seat: Any) -> dict[str, Any]:
-        k = _integer(replay_id, "replay", 0, max(len(self.replays) - 1, 0))
-        if not self.replays:
-            raise RequestError("no replays here: start ckc-serve with --replays FOLDER, or finish a game", 404)
-        name, replay = self.replays[k]
+        with self.lock:
+            k = replay_id if isinstance(replay_id, int) else -1
+            entry = self.replays.get(k)
+            if entry is None:
+                raise RequestError(f"no replay {short(replay_id)} here: the replays are {list(self.replays)}", 404)
+            name, replay = entry
         n = replay.config.num_players
         last = len(replay.actions)
         step = _integer(step, "step", 0, last)
         seat = None if seat in (None, "", "spectator") else _integer(seat, "seat", 0, n - 1)
-        states = self._states.get(id(replay))
+        states = self._states.get(k)
         if states is None:
             states = [state.copy() for _, state in replay.states(name)]
-            self._states[id(replay)] = states
+            with self.lock:
+                if k in self.replays:
+                    self._states[k] = states
         state = states[step]
         acted = replay.actions[step] if step < last else None
         return {
