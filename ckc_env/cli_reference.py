@@ -6,9 +6,11 @@ terminal prints it 100 columns wide. ``python -m ckc_env.cli_reference > docs/cl
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import os
 import re
+import sys
 from collections.abc import Callable
 from importlib.metadata import entry_points
 
@@ -46,12 +48,8 @@ def help_text(main: Callable[..., object], argv: list[str]) -> str:
 def _entry(target: Callable[..., object]) -> Callable[..., object]:
     """The function that takes ``argv``: an entry point that takes none (``command()``) calls its
     module's ``main``."""
-    import inspect
-
     if inspect.signature(target).parameters:
         return target
-    import sys
-
     return sys.modules[target.__module__].main
 
 

@@ -162,8 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=cli.integer(1, MAX_TIMESTEPS),
         default=None,
         help="the learner's budget in decisions (default 1,000,000), rounded up to whole rollouts (n_steps x "
-        "game slots: 16,384 for the shipped recipes) so that it ends with an update; the run's five evaluations "
-        "fall after updates too",
+        "game slots: 16,384 for the shipped recipes) so that it ends with an update; the run's evaluations (at most "
+        "five along it) fall after updates too",
     )
     parser.add_argument(
         "--start", default=None, help="scratch (default), self (the player's own agent file), or an agent file"
