@@ -281,3 +281,22 @@ def test_players_are_registered_and_checked():
         registry.make_player("bayes_v1", boldness=1.0)
     with pytest.raises(ValueError, match="eager takes no parameters"):
         registry.make_player("eager", sure=0.5)
+
+
+def test_world_counts_by_masks_are_the_bit_tests():
+    """``beliefs.chief_counts`` (two table lookups per slot, the masks ANDed, bits counted) gives
+    the integers of the definition: world (p, c) allowed when every slot's set holds its clue.
+    Every set in every slot, beside random sets in the others, narrow and wide."""
+    from ckc_env.jax.beliefs import PERMS, chief_counts
+
+    rng = np.random.default_rng(7)
+    sets = np.arange(1024)
+    cand = np.where(rng.random((5 * 1024, 5)) < 0.5, 1023, rng.integers(0, 1024, (5 * 1024, 5)))
+    cand[np.arange(5 * 1024), np.repeat(np.arange(5), 1024)] = np.tile(sets, 5)  # every set in every slot
+    chief = np.arange(32)
+    world_clue = 2 * PERMS[None, :, :] + 1 - ((chief[:, None, None] >> PERMS[None, :, :]) & 1)  # (32, 120, 5)
+    allowed = (cand[:, None, None, :] >> world_clue[None]) & 1
+    expected = allowed.prod(-1).sum(-1)
+    got = np.asarray(jax.jit(chief_counts)(jnp.asarray(cand, jnp.int32)))
+    np.testing.assert_array_equal(got, expected)
+    assert got.sum(-1).max() == 3840 and (got.sum(-1) == 0).any()  # the whole world and none among them

@@ -11,7 +11,11 @@ The NumPy twin counts with 2.6 MB of 64-bit world masks; JAX runs in 32 bits and
 so here the counts come from small constant tables instead, as exact int32 arithmetic:
 
 - world (p, c) puts clue ``2 * p(s) + 1 - bit_{p(s)}(c)`` in slot s, so it is allowed when every
-  slot's set holds that clue: ``(32, 120, 5)`` bit tests, summed per chief;
+  slot's set holds that clue. Per slot and set a mask of the worlds it allows (32 chiefs x 128
+  bits, 4 words each: :func:`slot_masks`) is two lookups in a 160 KB table (the set's low five
+  clues and its high five: the masks of disjoint clues OR together); the five slots' masks ANDed
+  and counted with ``population_count`` give the worlds per chief (:func:`chief_counts`), about 25
+  times faster than the ``(32, 120, 5)`` bit tests it replaced, and the same integers;
 - with the permutation fixed, faces are independent: perm p has ``prod_s N[s, p(s)]`` worlds (N:
   the faces of the slot's feature its set allows), and slot s holds clue q in
   ``[q allowed] / N[s, q >> 1] * sum_{p: p(s) = q >> 1} count(p)`` of them.
@@ -24,6 +28,7 @@ more: within one float32 ulp), so equal ratios give equal floats, as in the twin
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import permutations
 from math import factorial
 from typing import NamedTuple
@@ -55,6 +60,8 @@ _NEIGHBOURS = np.arange(N_CATS)[:, None] ^ (1 << np.arange(N_FEATURES))[None, :]
 """``_NEIGHBOURS[c]``: the five cats that differ from cat c in one feature (its assistants if c is
 the chief, and the chiefs that make c an assistant)."""
 _FACTORIALS = np.array([factorial(i) for i in range(SEATS + 1)], dtype=np.int32)
+WORDS = 4
+"""32-bit words per chief in a world mask: 120 permutations, padded to 128 bits."""
 
 
 class Beliefs(NamedTuple):
@@ -110,15 +117,53 @@ def slot_candidates(state: State, seat: jax.Array) -> jax.Array:
     return cand
 
 
+@cache
+def world_masks() -> np.ndarray:
+    """(5, 10, 128) uint32: per slot and clue, the worlds putting that clue in that slot, word
+    ``4 c + p // 32``, bit ``p % 32`` for chief c and permutation p (``PERMS``; bits 120..127 unused)."""
+    bits = np.zeros((SEATS, N_CLUES, N_CATS, 32 * WORDS), dtype=np.uint8)
+    for q in range(N_CLUES):
+        bits[:, q, :, : len(PERMS)] = (q == _WORLD_CLUE).transpose(2, 0, 1)
+    return np.packbits(bits, axis=-1, bitorder="little").view("<u4").reshape(SEATS, N_CLUES, N_CATS * WORDS)
+
+
+@cache
+def _half_set_masks() -> np.ndarray:
+    """(2, 5, 32, 128) uint32: ``[h, s, m]`` the worlds whose clue in slot s is one of the five
+    clues ``5 h + i`` with bit i of m set (the set's low half, h = 0, or high half, h = 1)."""
+    masks = world_masks()
+    out = np.zeros((2, SEATS, 32, N_CATS * WORDS), dtype=np.uint32)
+    for half in range(2):
+        for i in range(5):
+            chosen = ((np.arange(32) >> i) & 1).astype(bool)[None, :, None]
+            out[half] |= np.where(chosen, masks[:, 5 * half + i, None, :], np.uint32(0))
+    return out
+
+
+def slot_masks(cand: jax.Array) -> jax.Array:
+    """(..., 5, 128) uint32: the worlds each slot's set of ``cand`` (..., 5) allows (one lookup per
+    half of the 10-bit set: the masks of distinct clues are disjoint, so they OR together)."""
+    cand = jnp.asarray(cand, jnp.int32)
+    halves = jnp.asarray(_half_set_masks())
+    return halves[0, _SLOTS, cand & 31] | halves[1, _SLOTS, (cand >> 5) & 31]
+
+
+def chief_counts(cand: jax.Array) -> jax.Array:
+    """(..., 32) int32: the worlds allowed by ``cand`` (..., 5), per chief (the slots' masks ANDed,
+    their bits counted per chief)."""
+    masks = slot_masks(cand)
+    worlds = lax.reduce(masks, np.uint32(0xFFFFFFFF), lax.bitwise_and, (masks.ndim - 2,))
+    return lax.population_count(worlds).astype(jnp.int32).reshape(*worlds.shape[:-1], N_CATS, WORDS).sum(-1)
+
+
 def count_worlds(cand: jax.Array, clues: bool = True) -> tuple[jax.Array, jax.Array | None]:
     """Exact int32 counts over the worlds allowed by ``cand`` (..., 5): per chief (..., 32) and, with
     ``clues``, per slot and clue (..., 5, 10) (``batch.beliefs.count_worlds``, whose float64 arrays
     hold the same integers)."""
     cand = jnp.asarray(cand, jnp.int32)
-    allowed = (cand[..., None, None, :] >> _WORLD_CLUE) & 1  # (..., 32, 120, 5)
-    chief_counts = jnp.sum(jnp.prod(allowed, axis=-1), axis=-1)
+    chiefs = chief_counts(cand)
     if not clues:
-        return chief_counts, None
+        return chiefs, None
     faces = ((cand[..., :, None] >> (2 * np.arange(N_FEATURES))) & 1) + (
         (cand[..., :, None] >> (2 * np.arange(N_FEATURES) + 1)) & 1
     )  # (..., slot, feature): the faces the slot's set allows, 0..2
@@ -127,7 +172,7 @@ def count_worlds(cand: jax.Array, clues: bool = True) -> tuple[jax.Array, jax.Ar
     feature = np.arange(N_CLUES) >> 1
     shown = (cand[..., :, None] >> np.arange(N_CLUES)) & 1  # (..., 5, 10)
     clue_counts = shown * (by_slot_feature[..., feature] // jnp.maximum(faces[..., feature], 1))
-    return chief_counts, clue_counts
+    return chiefs, clue_counts
 
 
 def quotient(numerator: jax.Array, denominator: jax.Array) -> jax.Array:
@@ -158,9 +203,9 @@ def seat_beliefs(rules: Rules, state: State, seat: jax.Array, clues: bool = True
     inconsistent information set (no world), the probabilities here are NaN (0 / 0)."""
     del rules  # the worlds do not depend on the options: kept for the signature shared by the readers
     cand = slot_candidates(state, seat)
-    chief_counts, clue_counts = count_worlds(cand, clues)
-    total = jnp.sum(chief_counts)
-    chief, assistant = chief_and_assistant(chief_counts, total)
+    chiefs, clue_counts = count_worlds(cand, clues)
+    total = jnp.sum(chiefs)
+    chief, assistant = chief_and_assistant(chiefs, total)
     n = state.n.astype(jnp.int32)
     clue = None
     if clue_counts is not None:
@@ -175,9 +220,12 @@ __all__ = [
     "PERMS",
     "Beliefs",
     "chief_and_assistant",
+    "chief_counts",
     "clue_candidates",
     "count_worlds",
     "quotient",
     "seat_beliefs",
     "slot_candidates",
+    "slot_masks",
+    "world_masks",
 ]

@@ -20,10 +20,9 @@ legal)`` is added to the decider's log-likelihood of that clue. What changes for
   clues hypotheses, the new accusations (4 x 10) with the first pass. Masks stand for the twin's
   index arrays; under ``jax.vmap`` the loop runs as long as the game with most windows to read.
 - **Counting.** A hypothesis's worlds (the twin's ``count_worlds``) are counted with 32-bit world
-  masks (:func:`world_masks`): per slot and clue a (32 chiefs x 128 bits) mask of the worlds putting
-  the clue there; the slots' sets are ORed (disjoint), ANDed, and counted per chief with
-  ``population_count``: exact, and some 50 times fewer operations per hypothesis than
-  ``jax.beliefs.count_worlds``' (32, 120, 5) products (a fresh reading judges up to 1,740).
+  masks (``jax.beliefs.world_masks`` and ``slot_masks``): per slot a (32 chiefs x 128 bits) mask of
+  the worlds its set allows; the decider's slot is tried with each clue, the slots ANDed and
+  counted per chief with ``population_count``, exact (a fresh reading judges up to 1,740).
 - **Exact sums.** The twin sums a pair's factors as exact integer limbs and rounds once
   (``math.fsum``). Here each factor is a fixed-point int32, ``round(log * 2**scale)``, ``scale``
   the most bits that keep :data:`MAX_FACTORS` factors of the largest magnitude inside int32 (23 for
@@ -71,12 +70,15 @@ from .bayes_rule import Position, accuse_or_pass, non_accuser_odds
 from .beliefs import (
     ALL_CLUES,
     PERMS,
+    WORDS,
     Beliefs,
     chief_and_assistant,
     clue_candidates,
     quotient,
     seat_beliefs,
     slot_candidates,
+    slot_masks,
+    world_masks,
 )
 from .chip_values import expected_chip_values
 from .players import Player, Streams, accuser, apply_rule, start_streams
@@ -95,8 +97,6 @@ spill the caches); an accelerator may prefer more."""
 _SLOTS = np.arange(SEATS, dtype=np.int32)
 _CLUES = np.arange(N_CLUES, dtype=np.int32)
 _BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
-_WORDS = 128 // 32
-"""32-bit words per chief in a world mask: 120 permutations, padded to 128 bits."""
 _CHIEF_CLUE = 2 * np.arange(N_FEATURES)[None, :] + 1 - ((np.arange(N_CATS)[:, None] >> np.arange(N_FEATURES)) & 1)
 _WORLD_CLUE = _CHIEF_CLUE[:, PERMS].astype(np.int32)
 """(32, 120, 5): the clue slot s holds in world (chief c, permutation p)."""
@@ -116,16 +116,6 @@ _FREE_CLUES = np.array([sum(0b11 << (2 * f) for f in range(N_FEATURES) if (m >> 
 _AFTER = np.arange(MAX_DECK)[None, :] < np.arange(MAX_DECK + 1)[:, None]
 """(35, 34): ``[k, j]`` whether card j (0-based) is among the first k drawn."""
 _FACTORIALS = np.array([math.factorial(i) for i in range(SEATS + 1)], dtype=np.float32)
-
-
-@cache
-def world_masks() -> np.ndarray:
-    """(5, 10, 128) uint32: per slot and clue, the worlds putting that clue in that slot, word
-    ``4 c + p // 32``, bit ``p % 32`` for chief c and permutation p (``PERMS``; bits 120..127 unused)."""
-    bits = np.zeros((SEATS, N_CLUES, N_CATS, 32 * _WORDS), dtype=np.uint8)
-    for q in range(N_CLUES):
-        bits[:, q, :, : len(PERMS)] = (q == _WORLD_CLUE).transpose(2, 0, 1)
-    return np.packbits(bits, axis=-1, bitorder="little").view("<u4").reshape(SEATS, N_CLUES, N_CATS * _WORDS)
 
 
 @cache
@@ -227,9 +217,7 @@ def _card(r: _Round, card: jax.Array) -> _Card:
     slots = jnp.where((r.holder == _SLOTS) & (r.holder >= 0), 1 << jnp.clip(r.exposed, 0), seen)
     for j in range(MAX_BAG):
         slots = jnp.where(r.n + j == _SLOTS, jnp.where(public[j], 1 << jnp.clip(r.bag[j], 0), ALL_CLUES), slots)
-    member = ((slots[:, None] >> _CLUES) & 1) == 1  # (5, 10)
-    masks = jnp.sum(jnp.where(member[:, :, None], jnp.asarray(world_masks()), U32(0)), axis=1, dtype=U32)  # disjoint
-    return _Card(masks, own, _or(rows | discards))
+    return _Card(slot_masks(slots), own, _or(rows | discards))
 
 
 def _hypotheses(c: _Card, decider: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -238,7 +226,7 @@ def _hypotheses(c: _Card, decider: jax.Array) -> tuple[jax.Array, jax.Array]:
     base = jnp.where((decider == _SLOTS)[:, None], U32(0xFFFFFFFF), c.masks)  # the decider's slot: each clue below
     base = lax.reduce(base, U32(0xFFFFFFFF), lax.bitwise_and, (0,))
     worlds = base[None, :] & jnp.asarray(world_masks())[decider]  # (10, 128)
-    counts = lax.population_count(worlds).astype(I32).reshape(N_CLUES, N_CATS, _WORDS).sum(-1)
+    counts = lax.population_count(worlds).astype(I32).reshape(N_CLUES, N_CATS, WORDS).sum(-1)
     return c.own[decider], counts
 
 
