@@ -270,7 +270,7 @@ def deal_again(
             part.key, part.n.astype(I32), part.first_player_option.astype(I32), part.options
         )
 
-    games = game.on_games(flags, deal, where_games(flags, renewed, games), max(1, size // 8))
+    games = game.on_games(flags, deal, where_games(flags, renewed, games), game.pass_size(size, 8))
     carries = tuple(where_games(flags, new, old) for new, old in zip(_start_carries(env, games), carries, strict=True))
     return Dealt(key, games, carries, jnp.where(flags, new_seat, seat), jnp.where(flags, new_member, member))
 

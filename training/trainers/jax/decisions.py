@@ -94,11 +94,11 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
         params, ts, key = carry
         key, sample_key = jax.random.split(key)
         seat, learner = table.acting(ts)
-        obs, mask = table.observe(env, ts, seat, where=learner)
-        log_probs = masked_log_probs(policy.raw_logits(params, obs), mask)
+        network = lambda obs: (obs, policy.raw_logits(params, obs), policy.values(params, obs))  # noqa: E731
+        (obs, logits, value), mask = table.observed(env, ts, network, seat, where=learner)
+        log_probs = masked_log_probs(logits, mask)
         action = jax.random.categorical(sample_key, log_probs)
         log_prob = jnp.take_along_axis(log_probs, action[:, None], axis=1)[:, 0]
-        value = policy.values(params, obs)
         ts, out = table.step(env, ts, action)
         kept = Decided(obs, mask, action, log_prob, value, out.learner, out.seat, out.reward, out.done)
         games = (out.done, out.win_share, out.points, out.margin, out.member)
@@ -110,8 +110,8 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
         held = ts.role == table.LEARNER
 
         def of_seat(seat: Any) -> Any:
-            obs, _ = table.observe(env, ts, jnp.full(size, seat, jnp.int32), where=held[:, seat])
-            return jnp.where(held[:, seat], policy.values(params, obs), 0.0)
+            values = lambda obs: policy.values(params, obs)  # noqa: E731
+            return table.observed(env, ts, values, jnp.full(size, seat, jnp.int32), where=held[:, seat])[0]
 
         return jnp.moveaxis(lax.map(of_seat, jnp.arange(5)), 0, 1)
 
