@@ -6,7 +6,7 @@
 # cache lives in $OUT/jax-cache for the whole script (CKC_COMPILE_CACHE): a program compiled by one
 # part is read back by the next.
 #
-#   bash benchmarks/device_check.sh                     # about 9 minutes
+#   bash benchmarks/device_check.sh                     # about 10 minutes
 #
 # 1. Self-play from scratch on the device (configs/train/self_play_jax.yaml: the learner at every
 #    seat, one decision of every game per step) for SELF_PLAY_S seconds: its evaluations (win rate
@@ -17,12 +17,15 @@
 #    environments alone.
 # 3. benchmarks/bench_jax.py: the JAX engine's random play and bayes_v1 tables at B = 4,096 to
 #    262,144 (the NumPy reference up to 65,536), beside Pgx's sparrow_mahjong on the same GPU.
+# 4. benchmarks/bench_table_step.py: where a step of the table's view goes there (against four
+#    bayes_v1, 2048 games).
 set -uo pipefail
 OUT="${OUT:-/tmp/device_check}"
 mkdir -p "$OUT"
 SELF_PLAY_S="${SELF_PLAY_S:-240}"
 BENCH_S="${BENCH_S:-180}"
 ENGINE_S="${ENGINE_S:-120}"
+STEP_S="${STEP_S:-90}"
 export PYTHONUNBUFFERED=1
 export CKC_COMPILE_CACHE="$OUT/jax-cache"
 mkdir -p -m 700 "$CKC_COMPILE_CACHE"
@@ -58,5 +61,9 @@ timeout "$BENCH_S" python3 benchmarks/bench_training.py --jax-only --jax-loop bo
 # 3. the JAX engine at large batches (random play and bayes_v1 tables; Pgx's games beside them)
 timeout "$ENGINE_S" python3 benchmarks/bench_jax.py --batches 4096 16384 65536 262144 --loops random bayes_v1 \
     --repeats 2 --seconds 1 --json "$OUT/bench_jax_device.json" 2>&1 | tee "$OUT/bench_jax.log"
+
+# 4. the parts of a table step
+timeout "$STEP_S" python3 benchmarks/bench_table_step.py --json "$OUT/bench_table_step_device.json" 2>&1 \
+    | tee "$OUT/bench_table_step.log"
 
 ls -la "$OUT"

@@ -14,8 +14,8 @@ so here the counts come from small constant tables instead, as exact int32 arith
   slot's set holds that clue. Per slot and set a mask of the worlds it allows (32 chiefs x 128
   bits, 4 words each: :func:`slot_masks`) is two lookups in a 160 KB table (the set's low five
   clues and its high five: the masks of disjoint clues OR together); the five slots' masks ANDed
-  and counted with ``population_count`` give the worlds per chief (:func:`chief_counts`), about 25
-  times faster than the ``(32, 120, 5)`` bit tests it replaced, and the same integers;
+  and counted with ``population_count`` give the worlds per chief (:func:`chief_counts`): some
+  2,500 word operations per position where ``(32, 120, 5)`` bit tests took 19,200, the same integers;
 - with the permutation fixed, faces are independent: perm p has ``prod_s N[s, p(s)]`` worlds (N:
   the faces of the slot's feature its set allows), and slot s holds clue q in
   ``[q allowed] / N[s, q >> 1] * sum_{p: p(s) = q >> 1} count(p)`` of them.

@@ -301,11 +301,9 @@ def on_games(flags: jax.Array, play: Any, state: State, chunk: int) -> State:
     return lax.while_loop(lambda carry: carry[1].any(), one_chunk, (state, flags))[0]
 
 
-@compiled.entry(static=("rules", "autoreset"), what="the games' step", first="about 15 s")
-def step(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False) -> State:
-    """``step_one`` for every game of the batch ((B,) actions), the same games and arrays: each
-    game's suspicion loop runs vmapped over the batch, and the games that reach the scoring are
-    played on by :func:`on_games`, so a step costs what its common case needs."""
+def suspicion_steps(rules: Rules, state: State, actions: jax.Array) -> State:
+    """The common part of :func:`step`, vmapped over every game: the action applied and the
+    suspicion phase played on, up to the next decision or the scoring."""
 
     def suspicion(s: State, action: jax.Array) -> State:
         s = put(s, rewards=jnp.zeros(SEATS), terminated=False, round_ended=False)
@@ -313,8 +311,16 @@ def step(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False
         played = _draw_and_accuse(rules, put(_apply_action(rules, s, action), pending_kind=-1))
         return choose(live, played, s)
 
+    return jax.vmap(suspicion)(state, actions)
+
+
+@compiled.entry(static=("rules", "autoreset"), what="the games' step", first="about 15 s")
+def step(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False) -> State:
+    """``step_one`` for every game of the batch ((B,) actions), the same games and arrays: each
+    game's suspicion loop runs vmapped over the batch, and the games that reach the scoring are
+    played on by :func:`on_games`, so a step costs what its common case needs."""
     was_live = state.pending_kind >= 0
-    state = jax.vmap(suspicion)(state, actions)
+    state = suspicion_steps(rules, state, actions)
     ending = was_live & (state.pending_kind < 0) & ((state.phase == SCORING) | (state.phase == SWAPPING))
     size = actions.shape[0]
     chunk = pass_size(size, ROUND_END_SHARE)
