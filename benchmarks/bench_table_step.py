@@ -72,22 +72,21 @@ def main(argv: list[str] | None = None) -> dict:
 
     import jax
     import jax.numpy as jnp
+    from bench_training import on_loop
 
     from ckc_env.jax import game, table_env
-    from ckc_env.jax.game import ROUND_END_SHARE, SCORING, SWAPPING, _end_round_and_go_on, on_games, pass_size
     from ckc_env.jax.tournament import decide_where
     from ckc_env.training.config import load_config
     from ckc_env.training.trainers.jax.trainer import build_env
 
-    config = load_config(args.config)
-    if config.engine != "jax":
-        parser.error(f"--config {args.config} does not say engine: jax")
-    setup = config.replace(
-        opponents=[args.opponent],
-        vector=config.vector.model_copy(update={"loop": "decision"}),
-        self_play=config.self_play.model_copy(update={"shared": False}),
-    )
-    env = build_env(setup)
+    try:  # a bad config or opponent is refused by name before anything is compiled
+        config = load_config(args.config)
+        if config.engine != "jax":
+            parser.error(f"--config {args.config} does not say engine: jax")
+        setup = on_loop(config, args.opponent, "decision")
+        env = build_env(setup)
+    except (OSError, ValueError) as error:
+        parser.error(str(error))
     rules, size = env.rules, setup.vector.num_envs
     ts = table_env.reset(env, jax.random.key(0), size, jnp.ones(env.members))
 
@@ -107,8 +106,6 @@ def main(argv: list[str] | None = None) -> dict:
 
     suspicion_loop = partial(game.suspicion_steps, rules)
     settled = jax.jit(suspicion_loop)(games, actions)
-    ending = live & (settled.pending_kind < 0) & ((settled.phase == SCORING) | (settled.phase == SWAPPING))
-    round_ends = partial(on_games, play=jax.vmap(partial(_end_round_and_go_on, rules, False)))
     form, carry = env.forms[0], ts.carries[0]
     decide = partial(form.act, rules, weights=form.weights())
     finished = done[-1]
@@ -116,14 +113,9 @@ def main(argv: list[str] | None = None) -> dict:
         "table step": timed(jax.jit(partial(table_env.step, env)), ts, actions, repeats=args.repeats),
         "game step": timed(jax.jit(partial(game.step, rules)), games, actions, repeats=args.repeats),
         "suspicion loop": timed(jax.jit(suspicion_loop), games, actions, repeats=args.repeats),
-        "round ends": timed(
-            jax.jit(lambda s, f: round_ends(f, state=s, chunk=pass_size(size, ROUND_END_SHARE))),
-            settled,
-            ending,
-            repeats=args.repeats,
-        ),
+        "round ends": timed(jax.jit(partial(game.end_rounds, rules)), live, settled, repeats=args.repeats),
         "opponents": timed(
-            jax.jit(lambda g, c, f: decide_where(f, decide, g, c, max(1, size // 4))),
+            jax.jit(lambda g, c, f: decide_where(f, decide, g, c, max(1, size // table_env.OPPONENT_SHARE))),
             games,
             carry,
             live & (who == 0),
@@ -137,7 +129,7 @@ def main(argv: list[str] | None = None) -> dict:
     counts = {
         "games": size,
         "learner decisions per step (warm-up mean)": float(learner.mean()),
-        "games ending a round at the timed step": int(ending.sum()),
+        "games ending a round at the timed step": int(game.round_ending(live, settled).sum()),
         "games dealt again at the timed step": int(finished.sum()),
         "learner's decisions at the timed step": int(learner_acts.sum()),
     }

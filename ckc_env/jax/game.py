@@ -266,8 +266,7 @@ def pass_size(size: int, share: int) -> int:
     """How many of ``size`` games :func:`on_games` (and its kin) gathers per pass for a transition
     that about one game in ``share`` needs at a step: ``size // share`` on an accelerator, where a
     pass costs about what the whole batch does (few passes), four times fewer on a CPU, where a
-    pass costs its games (more passes, less padding: 20 round ends at B = 2048 take 1.8 ms in a
-    pass of 64 there, 3.6 ms in one of 256)."""
+    pass costs its games (more passes, less padding)."""
     return max(1, size // (share * (4 if jax.default_backend() == "cpu" else 1)))
 
 
@@ -314,17 +313,26 @@ def suspicion_steps(rules: Rules, state: State, actions: jax.Array) -> State:
     return jax.vmap(suspicion)(state, actions)
 
 
+def round_ending(was_live: jax.Array, state: State) -> jax.Array:
+    """(B,) bool: the games that reached the scoring in this step (live before it, ``was_live``)."""
+    return was_live & (state.pending_kind < 0) & ((state.phase == SCORING) | (state.phase == SWAPPING))
+
+
+def end_rounds(rules: Rules, was_live: jax.Array, state: State, autoreset: bool = False) -> State:
+    """The rest of :func:`step` after :func:`suspicion_steps`: the games :func:`round_ending` names
+    played on (scoring, Cafe Adler, the round's end, the next deal) by :func:`on_games`."""
+    chunk = pass_size(state.pending_kind.shape[0], ROUND_END_SHARE)
+    play = jax.vmap(partial(_end_round_and_go_on, rules, autoreset))
+    return on_games(round_ending(was_live, state), play, state, chunk)
+
+
 @compiled.entry(static=("rules", "autoreset"), what="the games' step", first="about 15 s")
 def step(rules: Rules, state: State, actions: jax.Array, autoreset: bool = False) -> State:
     """``step_one`` for every game of the batch ((B,) actions), the same games and arrays: each
     game's suspicion loop runs vmapped over the batch, and the games that reach the scoring are
     played on by :func:`on_games`, so a step costs what its common case needs."""
     was_live = state.pending_kind >= 0
-    state = suspicion_steps(rules, state, actions)
-    ending = was_live & (state.pending_kind < 0) & ((state.phase == SCORING) | (state.phase == SWAPPING))
-    size = actions.shape[0]
-    chunk = pass_size(size, ROUND_END_SHARE)
-    return on_games(ending, jax.vmap(partial(_end_round_and_go_on, rules, autoreset)), state, chunk)
+    return end_rounds(rules, was_live, suspicion_steps(rules, state, actions), autoreset)
 
 
 @compiled.entry(static=("rules", "autoreset"), what="the games' step (an action per game)", first="about 15 s")

@@ -50,6 +50,8 @@ from .vector_env import (
     seat_rewards,
 )
 
+OPPONENT_SHARE = 4
+"""The opponents decide for their games a quarter of the batch at a time (``tournament.decide_where``)."""
 LEARNER = -1
 """A seat the learner's network plays (its own, and the ``self`` seats with shared parameters)."""
 EMPTY = -2
@@ -250,7 +252,7 @@ def step(env: TableEnv, ts: TableState, learner_actions: jax.Array) -> tuple[Tab
     carries = []
     for i, (form, carry) in enumerate(zip(env.forms, ts.carries, strict=True)):
         decide = partial(form.act, env.rules, weights=form.weights())
-        chosen, moved = decide_where(live & (who == i), decide, games, carry, max(1, size // 4))
+        chosen, moved = decide_where(live & (who == i), decide, games, carry, max(1, size // OPPONENT_SHARE))
         actions = actions + chosen
         carries.append(moved)
     if env.snapshots:
@@ -258,7 +260,7 @@ def step(env: TableEnv, ts: TableState, learner_actions: jax.Array) -> tuple[Tab
         noise = jax.random.gumbel(noise_key, (size, 40), F32)
         frozen = partial(_frozen_actions, env, ts.frozen, ts.taken)
         inputs = (games, seat, ts.pick, noise)
-        actions = actions + computed_where(live & (who == FROZEN), frozen, inputs, max(1, size // 4))
+        actions = actions + computed_where(live & (who == FROZEN), frozen, inputs, max(1, size // OPPONENT_SHARE))
         ts = ts._replace(key=key)
     games = game.step(env.rules, games, actions)
     first = jax.nn.one_hot(seat, SEATS, dtype=bool) & live[:, None]  # the acting seat: paid what it earned at the deal
