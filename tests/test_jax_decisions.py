@@ -92,8 +92,8 @@ def test_each_seat_s_advantages_run_along_its_own_decisions():
         ({"engine": "sb3", "vector": {"num_envs": 16}}, ["engine: sb3", "self_play.shared", "engine: jax"]),
         ({"self_play": {}, "vector": {"num_envs": 16}}, ["self-play opponents (self)", "vector.loop: decision"]),
         (
-            {"self_play": {}, "opponents": DROP, "population": {"members": ["self", "random"]}},
-            ["population members self", "SB3 path"],
+            {"self_play": {}, "opponents": DROP, "population": {"members": ["self", "random"]}, "vector": {}},
+            ["self-play opponents (self)", "vector.loop: decision"],
         ),
         ({"belief_features": "players"}, ["belief_features", "vector.loop: decision"]),
         ({"finetune": {"kl_to_start": 0.1}}, ["finetune.kl_to_start", "vector.loop: decision"]),
@@ -112,6 +112,22 @@ def test_a_self_play_config_parses_and_shares_the_learner_s_seats():
     assert config.vector.loop == "decision" and config.self_play.shared
     snapshots = parse_config({**SELF_PLAY, "self_play": {"snapshot_every": 64, "keep": 2}})
     assert not snapshots.self_play.shared and snapshots.uses_self_play
+
+
+def test_a_population_s_snapshot_members_are_a_table_of_self_each_bound_to_its_slot():
+    from ckc_env.jax import table_env as table
+    from ckc_env.training.trainers.jax.trainer import build_env, training_tables
+
+    population = {"members": [["random"], "self", ["bayes_v1"]]}
+    change = {"opponents": DROP, "self_play": {"snapshot_every": 64, "keep": 3}, "population": population}
+    config = parse_config({key: value for key, value in {**SELF_PLAY, **change}.items() if value is not DROP})
+    tables, slots = training_tables(config)
+    assert tables == [["random"], ["bayes_v1"], "self", "self", "self"] and slots == [-1, -1, 0, 1, 2]
+    env = build_env(config)
+    assert env.snapshots == 3 and env.member_slot == (-1, -1, 0, 1, 2) and env.members == 5
+    assert np.all(env.seat_form[2:, 4, 1:4] == table.SNAPSHOT)  # every opponent of a snapshot member
+    with pytest.raises(ValueError, match="member_slot"):
+        table.TableEnv.build({"num_players": 4}, ["self"], snapshots=1, member_slot=(1,))
 
 
 # ---------------------------------------------------------------------------------------------- on the engine
@@ -190,3 +206,42 @@ def test_snapshots_play_the_self_seats_on_the_device_and_are_kept_as_the_sb3_pat
     )  # one seat of three
     card = json.loads((run / "final_model.json").read_text())
     assert card["training"]["config"]["opponents"] == ["self", "random"]
+
+
+@pytest.mark.slow
+def test_a_population_with_self_trains_on_the_device_and_keeps_its_record_as_the_sb3_path(tmp_path):
+    """population [[random], self] on the one-decision loop: the snapshots join as members of their
+    own, their games move their win rates, population.json is the SB3 path's and a resumed run
+    goes on from it."""
+    from ckc_env.training.commands import train
+    from ckc_env.training.league.population import read_record
+
+    config = {
+        key: value
+        for key, value in {
+            **SELF_PLAY,
+            "game": {"num_players": 3},
+            "opponents": DROP,
+            "population": {"members": [["random"], "self"], "refresh_every": 128},
+            "self_play": {"snapshot_every": 128, "keep": 2},
+            "total_timesteps": 512,
+            "eval": {"every": 512, "games": 16, "opponents": {"vs_random": ["random"]}},
+        }.items()
+        if value is not DROP
+    }
+    path = tmp_path / "population.yaml"
+    path.write_text(yaml.safe_dump(config))
+    run = train.main([str(path), "--run-dir", str(tmp_path / "run"), "--no-progress"])
+    record = json.loads((run / "population.json").read_text())
+    names = [m["name"] for m in record["members"]]
+    kept = sorted(f"self:{p.stem}" for p in (run / "snapshots").glob("snapshot_*.json"))
+    assert names == ["random", *kept] and len(kept) == 2  # the tables, then the keep latest snapshots
+    assert abs(sum(m["probability"] for m in record["members"]) - 1) < 1e-9
+    played = {m["name"]: m["games"] for m in [*record["members"], *record["retired"]]}
+    assert played["random"] > 0 and sum(g for name, g in played.items() if name.startswith("self:")) > 0
+    summary = json.loads((run / "summary.json").read_text())
+    assert [m["name"] for m in summary["population"]] == names
+    before = read_record(run / "population.json")
+    train.main(["--resume", str(run), "--total-timesteps", "1024", "--no-progress"])
+    after = read_record(run / "population.json")
+    assert after["random"][1] > before["random"][1]  # the resumed run counts on from the record

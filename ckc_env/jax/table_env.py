@@ -67,6 +67,7 @@ class TableEnv(VectorEnv):
     ``vector_env.SHARED`` or ``SNAPSHOT``), and how many snapshots the device keeps."""
 
     snapshots: int = 0  # the snapshots kept on the device for the FROZEN seats (self_play.keep)
+    member_slot: tuple[int, ...] = ()  # per table: the snapshot its FROZEN seats play (-1: one drawn per deal)
 
     def chunk(self, size: int) -> int:
         """How many games the learner's observations are computed for at a time: all of them where
@@ -89,11 +90,14 @@ class TableEnv(VectorEnv):
         reward: str = "points",
         trust_checkpoint: bool = False,
         snapshots: int = 0,
+        member_slot: Sequence[int] = (),
     ) -> TableEnv:
         """As :meth:`VectorEnv.build`, where a ``"self"`` opponent is a seat the learner holds
         (shared parameters), or with ``snapshots`` (how many are kept) a seat one of its snapshots
-        plays, drawn at every deal. The ``players`` layout keeps a reading per seat the learner's
-        view keeps for one: not here (a ValueError says so)."""
+        plays, drawn at every deal; ``member_slot`` (one per table, or none) binds a table's ``self``
+        seats to one snapshot instead (a population's snapshot members: -1 for the others). The
+        ``players`` layout keeps a reading per seat the learner's view keeps for one: not here (a
+        ValueError says so)."""
         if belief_features == "players":
             raise ValueError(
                 "belief_features='players' is not played one decision per step (the learner's reading "
@@ -108,7 +112,14 @@ class TableEnv(VectorEnv):
             trust_checkpoint,
             self_seats="snapshots" if snapshots else "shared",
         )
-        return TableEnv(**{field.name: getattr(vector, field.name) for field in fields(VectorEnv)}, snapshots=snapshots)
+        member_slot = tuple(int(slot) for slot in member_slot)
+        if member_slot and (len(member_slot) != len(tables) or not all(-1 <= s < snapshots for s in member_slot)):
+            raise ValueError(
+                f"member_slot={member_slot}: one entry per table ({len(tables)}), each -1 or a snapshot "
+                f"from 0 to {snapshots - 1}"
+            )
+        vector_fields = {field.name: getattr(vector, field.name) for field in fields(VectorEnv)}
+        return TableEnv(**vector_fields, snapshots=snapshots, member_slot=member_slot)
 
 
 class TableState(NamedTuple):
@@ -165,7 +176,8 @@ def reset(env: TableEnv, key: jax.Array, size: int, weights: jax.Array | None = 
     role = _roles(env, n, seat, member)
     snapshots = {}
     if env.snapshots:
-        snapshots = {"frozen": frozen, "taken": jnp.int32(0), "pick": jnp.zeros(size, I32)}
+        pick = _member_pick(env, member, jnp.zeros(size, I32))
+        snapshots = {"frozen": frozen, "taken": jnp.int32(0), "pick": pick}
     return TableState(games, role, seat, member, _start_carries(env, games), dealt, weights, key, **snapshots)
 
 
@@ -176,13 +188,23 @@ def _deal_again(env: TableEnv, ts: TableState, flags: jax.Array) -> TableState:
     games, key = dealt.games, dealt.key
     role = jnp.where(flags[:, None], _roles(env, games.n.astype(I32), dealt.seat, dealt.member), ts.role)
     paid = jnp.where(flags[:, None], seat_rewards(env.scheme, games), ts.dealt)
-    if env.snapshots:  # each new game's snapshot, uniformly among those in use (SB3's SnapshotOpponent)
+    if env.snapshots:  # each new game's snapshot: its member's, else uniformly among those in use (SnapshotOpponent)
         key, pick_key = jax.random.split(key)
         pick = jax.random.randint(pick_key, (flags.shape[0],), 0, jnp.maximum(ts.taken, 1))
+        pick = _member_pick(env, dealt.member, pick)
         ts = ts._replace(pick=jnp.where(flags, pick, ts.pick))
     return ts._replace(
         games=games, role=role, seat=dealt.seat, member=dealt.member, carries=dealt.carries, dealt=paid, key=key
     )
+
+
+def _member_pick(env: TableEnv, member: jax.Array, drawn: jax.Array) -> jax.Array:
+    """(B,) the snapshot of each game's FROZEN seats: its table's own (a population's snapshot
+    member), else ``drawn``."""
+    if not env.member_slot:
+        return drawn
+    slot = jnp.asarray(env.member_slot, I32)[member]
+    return jnp.where(slot >= 0, slot, drawn)
 
 
 # ---------------------------------------------------------------------------------------------- a step

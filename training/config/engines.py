@@ -9,7 +9,7 @@ anything is built).
 | the asymmetric critic (``critic_state``) | yes | no |
 | fitting the critic first (``finetune.critic_fit``) | yes | no: ``finetune.critic_warmup`` |
 | self-play snapshots (``self``) | yes | yes, with ``vector.loop: decision`` |
-| a population's ``self`` members | yes | no |
+| a population's ``self`` members | yes | yes, with ``vector.loop: decision`` |
 | self-play with shared parameters (``self_play.shared``) | no | yes, with ``vector.loop: decision`` |
 | one decision per step (``vector.loop: decision``) | no | yes |
 | second-order beliefs (``belief_features: second_order``) | yes | no |
@@ -37,10 +37,6 @@ REFUSED: dict[str, dict[str, str]] = {
             "on the device self-play runs one decision per step (vector.loop: decision): its self seats played "
             "by the learner's snapshots, or by the learner itself with self_play.shared: true"
         ),
-        "population.self": (
-            "a population's self members (a member per snapshot, weighted by pfsp) are trained on the SB3 path "
-            "(engine: sb3); on the device, self in the opponents plays the snapshots drawn uniformly"
-        ),
     },
 }
 """engine -> the features it does not train, with what to do instead."""
@@ -54,7 +50,6 @@ def asked(config: Any) -> dict[str, bool]:
         "critic_state": config.critic_state,
         "finetune.critic_fit": config.finetune.critic_fit > 0,
         "self": config.uses_self_play and not (config.vector is not None and config.vector.loop == "decision"),
-        "population.self": config.population is not None and config.population.uses_self_play,
         "self_play.shared": config.self_play.shared,
         "vector.loop": config.vector is not None and config.vector.loop == "decision",
     }
@@ -65,7 +60,7 @@ def check(config: Any) -> None:
     refused = REFUSED[config.engine]
     for key, given in asked(config).items():
         if given and key in refused:
-            what = {"self": "self-play opponents (self)", "population.self": "population members self"}.get(key, key)
+            what = {"self": "self-play opponents (self)"}.get(key, key)
             raise ValueError(f"engine: {config.engine} does not train with {what}: {refused[key]}")
     if config.engine != "jax":
         return

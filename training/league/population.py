@@ -156,10 +156,17 @@ class League:
             if 0 <= member < len(self.members) and "win_share" in info:
                 by_member.setdefault(member, []).append(float(info["win_share"]))
         for index, shares in by_member.items():
-            member = self.members[index]
-            keep = (1.0 - self.alpha) ** len(shares)  # the running mean after k games of mean share s
-            member.win_rate = keep * member.win_rate + (1.0 - keep) * float(np.mean(shares))
-            member.games += len(shares)
+            self.add_games(index, len(shares), float(np.sum(shares)))
+
+    def add_games(self, index: int, games: int, share_sum: float) -> None:
+        """``games`` finished against member ``index``, the learner's win shares in them adding up to
+        ``share_sum``: its win rate moves as after that many games of their mean share."""
+        if games <= 0:
+            return
+        member = self.members[index]
+        keep = (1.0 - self.alpha) ** games  # the running mean after k games of mean share s
+        member.win_rate = keep * member.win_rate + (1.0 - keep) * share_sum / games
+        member.games += games
 
     def on_step(self, callback) -> None:
         """The callback's step: record the finished games; at a refresh, send the members and
@@ -168,19 +175,31 @@ class League:
         steps = callback.num_timesteps
         if steps >= self.next_refresh:
             self.refresh(callback.training_env, steps)
-            callback.logger.record("population/members", len(self.members))
-            for member in self.members:
-                if not member.self_play:
-                    callback.logger.record(f"population/win_rate_{member.name}", member.win_rate)
-            selves = [m.win_rate for m in self.members if m.self_play]
-            if selves:
-                callback.logger.record("population/win_rate_self", float(np.mean(selves)))
+            for tag, value in self.figures().items():
+                callback.logger.record(tag, value)
+
+    def figures(self) -> dict[str, float]:
+        """The log's population figures: how many members, the win rate against each table and the
+        mean one against the snapshots."""
+        out = {"population/members": float(len(self.members))}
+        for member in self.members:
+            if not member.self_play:
+                out[f"population/win_rate_{member.name}"] = member.win_rate
+        selves = [m.win_rate for m in self.members if m.self_play]
+        if selves:
+            out["population/win_rate_self"] = float(np.mean(selves))
+        return out
 
     def refresh(self, env, steps: int) -> None:
         """Rescan the snapshots, hand the environment the members and weights, write the record."""
-        self._scan()
+        self.update(steps)
         kwargs = self.env_kwargs()
         env.env_method("set_population", kwargs["population"], kwargs["population_weights"])
+
+    def update(self, steps: int) -> None:
+        """Rescan the snapshots and write the record; the next refresh is due after ``refresh_every``
+        steps or at the next snapshot, whichever comes first."""
+        self._scan()
         self.write(steps)
         after = [self.settings.refresh_every]
         if self.config.uses_self_play:

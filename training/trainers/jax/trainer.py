@@ -14,9 +14,13 @@ program (PureJaxRL's shape).
 The network is MlpPolicy's, written as the same safe agent file (:mod:`.network`); ``init_from``
 starts from any safe agent file; ``finetune``'s ``critic_warmup`` and ``kl_to_start`` act inside
 the update. Opponents: any player with a JAX form, by player count; a ``population`` of such
-tables, drawn at every deal by weight (``pfsp``: the weights follow the learner's win rate against
-each member, updated between compiled calls). What this trainer does not train is refused with
-the config (:mod:`training.config.engines`).
+tables and, with ``vector.loop: decision``, ``self`` (each snapshot a member of its own: a table of
+``keep`` on the device, a slot each), drawn at every deal by weight. The population's win rates,
+weights and ``population.json`` are the SB3 path's (:class:`training.league.population.League`):
+every finished game moves its member's win rate, the weights are refreshed every
+``refresh_every`` steps and at every snapshot, between compiled calls. A game in progress when its
+slot takes a new snapshot plays on against the new one. What this trainer does not train is
+refused with the config (:mod:`training.config.engines`).
 
 Files in the run folder besides every trainer's: ``progress.csv`` (one row per iteration: losses,
 KL, clip fraction, explained variance, finished games and their win share, learner steps/s) and
@@ -37,10 +41,11 @@ import numpy as np
 
 from ckc_env import cli
 from ckc_env.files import write_atomic
+from ckc_env.players.specs import SELF
 from ckc_env.seeding import derive_seed
 
 from ...config import TrainConfig
-from ...league.population import member_weights
+from ...league.population import PLACEHOLDER, League
 from ...run import folder as run_folder
 from ..base import Run, Trainer
 from .network import Hyper, init_network, rollout_size, save_agent, start_network
@@ -72,15 +77,16 @@ class JAXTrainer(Trainer):
         compiled.times.clear()
         compiled.prepare()  # the persistent compile cache, a line per program compiled (a second run reads them)
         self.players = run_folder.trained_counts(config)
-        _, self.prior = training_tables(config)
+        self.league = League(config, self.run_dir) if config.population is not None else None
         self.env = build_env(config, trust_checkpoint=self.trust_checkpoint)
+        self.slot_names: list[str | None] = [None] * self.env_snapshots()  # each device slot's snapshot
         inputs = LAYOUTS[ENV_VERSION][config.belief_features].size
         params = None
         if config.init_from is not None and resume_from is None:
             params = start_network(config.init_from, inputs)
             cli.say(f"init_from: the policy and critic of {config.init_from}", flush=True)
-        self.rates = np.full(len(self.prior), 1.0 / min(config.player_counts))
-        self.runner = start_runner(config, self.env, self.weights(), params)
+        self.member_weights = self.weights()
+        self.runner = start_runner(config, self.env, self.member_weights, params)
         self.timesteps = 0
         self.snapshots_taken = 0
         if resume_from is not None:
@@ -89,7 +95,7 @@ class JAXTrainer(Trainer):
             self.runner = self.runner._replace(timesteps=jnp.float32(self.timesteps))
         if self.env_snapshots():  # the snapshots kept in the run folder, back on the device (oldest first)
             for card in sorted((self.run_dir / SNAPSHOTS).glob("snapshot_*.json"))[-config.self_play.keep :]:
-                self.put_snapshot(start_network(str(card), inputs))
+                self.put_snapshot(start_network(str(card), inputs), f"self:{card.stem}")
         if config.finetune.kl_to_start > 0:
             from ...imitation.finetune import START_POLICY
 
@@ -103,12 +109,14 @@ class JAXTrainer(Trainer):
         """How many snapshots the device keeps for the self seats (0: none are played)."""
         return getattr(self.env, "snapshots", 0)
 
-    def put_snapshot(self, params: Any) -> None:
-        """``params`` into the device's stack of snapshots, over the oldest once it is full."""
+    def put_snapshot(self, params: Any, name: str) -> None:
+        """``params`` into the device's stack of snapshots, over the oldest once it is full
+        (``name``: its member's, ``self:snapshot_<steps>``)."""
         import jax
 
         env_state = self.runner.env_state
         slot = self.snapshots_taken % self.env_snapshots()
+        self.slot_names[slot] = name
         frozen = jax.tree_util.tree_map(lambda stack, new: stack.at[slot].set(new), env_state.frozen, params)
         self.snapshots_taken += 1
         taken = np.int32(min(self.snapshots_taken, self.env_snapshots()))
@@ -122,24 +130,59 @@ class JAXTrainer(Trainer):
         folder = self.run_dir / SNAPSHOTS
         folder.mkdir(exist_ok=True)
         params = self.runner.params
-        save_agent(params, folder / f"snapshot_{self.timesteps:012d}", self.config, self.timesteps, self.players)
+        name = f"snapshot_{self.timesteps:012d}"
+        save_agent(params, folder / name, self.config, self.timesteps, self.players)
         for old in sorted(folder.glob("snapshot_*.json"))[: -self.config.self_play.keep]:
             remove_file(old.with_suffix(".safetensors"))
             remove_file(old)
-        self.put_snapshot(params)
+        self.put_snapshot(params, f"self:{name}")
+
+    def league_index(self) -> list[int]:
+        """Each device member's member of the league (-1: none, a snapshot slot not yet taken): the
+        tables in order, then the slots by their snapshot's name (a population of ``self`` alone
+        plays ``random`` in slot 0 until the first snapshot, as the league's placeholder member)."""
+        assert self.league is not None
+        members = self.league.members
+        tables = [i for i, member in enumerate(members) if not member.self_play]
+        selves = {member.name: i for i, member in enumerate(members) if member.self_play}
+        slots = list(self.slot_names)
+        if slots and slots[0] is None:
+            slots[0] = f"self:{PLACEHOLDER}"
+        return tables + [selves.get(name, -1) if name is not None else -1 for name in slots]
 
     def weights(self) -> np.ndarray:
-        """The population's sampling weights now (one table: 1)."""
-        population = self.config.population
-        if population is None:
-            return self.prior / self.prior.sum()
-        weights = member_weights(self.rates, population.scheme, population.power, population.floor, self.prior)
-        return weights / weights.sum()
+        """The device members' sampling probabilities: one table, 1; a population's from its league
+        (0 for a snapshot slot not yet taken; equal ones while no member maps, as a resumed run's
+        first deals before its snapshots are back on the device)."""
+        if self.league is None:
+            return np.ones(1)
+        probabilities = self.league.weights()
+        out = np.zeros(self.env.members)
+        for member, index in enumerate(self.league_index()):
+            if index >= 0:
+                out[member] = probabilities[index]
+        return out / out.sum() if out.sum() > 0 else np.full(self.env.members, 1.0 / self.env.members)
 
     def device_weights(self) -> Any:
         import jax.numpy as jnp
 
-        return jnp.asarray(self.weights(), jnp.float32)
+        return jnp.asarray(self.member_weights, jnp.float32)
+
+    def record_games(self, member_games: np.ndarray, member_wins: np.ndarray) -> None:
+        """An iteration's finished games per device member (and the learner's win shares in them)
+        into the league's win rates."""
+        assert self.league is not None
+        for member, index in enumerate(self.league_index()):
+            if index >= 0:
+                self.league.add_games(index, round(float(member_games[member])), float(member_wins[member]))
+
+    def refresh(self) -> dict[str, float]:
+        """The league rescanned (its snapshots), its record written and the device's weights
+        renewed; the log's population figures."""
+        assert self.league is not None
+        self.league.update(self.timesteps)
+        self.member_weights = self.weights()
+        return self.league.figures()
 
     def learn(self, run: Run) -> None:
         import jax
@@ -154,6 +197,9 @@ class JAXTrainer(Trainer):
             iterate.lower(
                 self.runner._replace(env_state=self.runner.env_state._replace(weights=self.device_weights()))
             ).compile()
+        if self.league is not None:  # the first refresh: the record and the weights of the members now
+            self.refresh()
+            cli.say(f"population: {', '.join(m.name for m in self.league.members)}", flush=True)
         history = run.history
         next_eval = (history[-1]["timesteps"] if history else 0) + config.eval.every
         next_snapshot = (self.timesteps // config.self_play.snapshot_every + 1) * config.self_play.snapshot_every
@@ -184,17 +230,14 @@ class JAXTrainer(Trainer):
                     **{f"train/{name}": value for name, value in row.items()},
                 }
             )
-            if config.population is not None:  # the running win rates, forgetting at 1/horizon per game
-                member_games, member_wins = figures["member_games"][0], figures["member_wins"][0]
-                kept = (1.0 - 1.0 / config.population.horizon) ** member_games
-                self.rates = np.where(
-                    member_games > 0,
-                    kept * self.rates + (1 - kept) * member_wins / np.maximum(member_games, 1),
-                    self.rates,
-                )
-            if self.env_snapshots() and timesteps >= next_snapshot:
+            if self.league is not None:  # the running win rates, forgetting at 1/horizon per game
+                self.record_games(figures["member_games"][0], figures["member_wins"][0])
+            snapshot = self.env_snapshots() > 0 and timesteps >= next_snapshot
+            if snapshot:
                 self.take_snapshot()
                 next_snapshot = (timesteps // config.self_play.snapshot_every + 1) * config.self_play.snapshot_every
+            if self.league is not None and (snapshot or timesteps >= self.league.next_refresh):
+                progress.rows[-1].update(self.refresh())
             evaluating = next_eval <= timesteps < config.total_timesteps
             if evaluating or timesteps >= config.total_timesteps or time.perf_counter() - shown >= PRINT_EVERY:
                 shown = time.perf_counter()
@@ -230,8 +273,12 @@ class JAXTrainer(Trainer):
 
         # what this run compiled: seconds each, and whether the persistent cache had it
         out: dict[str, Any] = {"device": str(jax.devices()[0]), "compile": dict(compiled.times)}
-        if self.config.population is not None:
-            out["population"] = {"win_rates": self.rates.tolist(), "weights": self.weights().tolist()}
+        if self.league is not None:  # as population.json lists them
+            probabilities = self.league.weights()
+            out["population"] = [
+                {"name": m.name, "win_rate": m.win_rate, "games": m.games, "probability": float(p)}
+                for m, p in zip(self.league.members, probabilities, strict=True)
+            ]
         return out
 
     def close(self) -> None:
@@ -247,12 +294,16 @@ class Model:
         self.params, self.num_timesteps = params, num_timesteps
 
 
-def training_tables(config: TrainConfig) -> tuple[list[Any], np.ndarray]:
-    """The opponents tables (one, or the population's members) and their prior weights."""
+def training_tables(config: TrainConfig) -> tuple[list[Any], list[int]]:
+    """The device's tables (the opponents, or the population's tables then a table of ``self`` per
+    snapshot kept, for its snapshot members) and the snapshot each table's ``self`` seats play (-1:
+    one drawn per deal)."""
     if config.population is None:
-        return [config.opponents], np.ones(1)
+        return [config.opponents], [-1]
     population = config.population
-    return population.tables, np.asarray(population.weights or [1.0] * len(population.members), dtype=np.float64)
+    slots = config.self_play.keep if population.uses_self_play else 0
+    tables = [*population.tables, *[SELF] * slots]
+    return tables, [-1] * len(population.tables) + list(range(slots))
 
 
 def build_env(config: TrainConfig, weights: np.ndarray | None = None, trust_checkpoint: bool = False):
@@ -262,12 +313,13 @@ def build_env(config: TrainConfig, weights: np.ndarray | None = None, trust_chec
     from ckc_env.jax import table_env
     from ckc_env.jax import vector_env as venv
 
-    tables, _ = training_tables(config)
+    tables, member_slot = training_tables(config)
     options = (config.game, tables, config.learner_seat, config.belief_features, config.reward, trust_checkpoint)
     if config.vector.loop != "decision":
         return venv.VectorEnv.build(*options)
     snapshots = config.self_play.keep if config.uses_self_play and not config.self_play.shared else 0
-    return table_env.TableEnv.build(*options, snapshots=snapshots)
+    slots = member_slot if config.population is not None and snapshots else ()
+    return table_env.TableEnv.build(*options, snapshots=snapshots, member_slot=slots)
 
 
 def start_runner(config: TrainConfig, env: Any, weights: np.ndarray, params: Any = None) -> Runner:
