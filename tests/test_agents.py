@@ -38,9 +38,9 @@ AGENTS = sorted(REGISTRY)
 FAIR = sorted(BASELINES)
 WINDOW_ORDERS = ("random", "clockwise_from_drawer", "clockwise_after_drawer")
 FULL_RULES = {"stasi": True, "cafe_adler": True, "clue_face": "choose"}
-QUICK = {"rollout": {"worlds": 2}}
+QUICK = {"rollout": {"worlds": 2}, "search": {"worlds": 2}}
 """Few worlds for the searching player where a test is about legality or fairness, not strength."""
-SHADOW = {"rollout": {"worlds": 2, "endgame": 0}}
+SHADOW = {"rollout": {"worlds": 2, "endgame": 0}, "search": {"worlds": 2}}
 """As a shadow it is asked at every decision of many games: rollouts of the round only."""
 
 
@@ -49,9 +49,9 @@ def quick_agent(name: str, seed: int, settings: dict = QUICK):
 
 
 def test_the_registry_holds_the_documented_agents():
-    assert AGENTS == ["bayes_v1", "bayes_v2", "bayes_v3", "cheater", "eager", "passive", "random", "rollout"]
-    assert "cheater" not in BASELINES
-    assert [REGISTRY[name].reads_hidden_state for name in AGENTS] == [False] * 3 + [True] + [False] * 4
+    assert AGENTS == ["bayes_v1", "bayes_v2", "bayes_v3", "cheater", "eager", "passive", "random", "rollout", "search"]
+    assert "cheater" not in BASELINES and "search" not in BASELINES  # search plays an agent file
+    assert [REGISTRY[name].reads_hidden_state for name in AGENTS] == [False] * 3 + [True] + [False] * 5
 
 
 # ---------------------------------------------------------------------- legal play, every decision kind

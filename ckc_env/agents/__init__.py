@@ -9,6 +9,7 @@
 | ``bayes_v2`` | bayes_v1's rule on a posterior that also weighs what the other players' accusations and passes reveal of their clues |
 | ``bayes_v3`` | bayes_v2 whose model of the others is bayes_v2 itself: their decisions read as made on posteriors that read the table too |
 | ``rollout`` | bayes_v2, with open choices decided by rollouts of the rest of the round in worlds drawn from its information set |
+| ``search`` | a safe agent file's policy (the strongest shipped agent by default), with open choices decided by continuations in worlds drawn from its information set, scored by its critic |
 | ``cheater`` | reads the hidden clues: an upper bound for reference, not a fair opponent |
 
 Every agent but ``cheater`` reads only its seat's :class:`~ckc_env.engine.view.PlayerView`.
@@ -32,6 +33,7 @@ from .bayes_v2 import BayesV2Agent, BayesV2Params
 from .bayes_v3 import BayesV3Agent, BayesV3Params
 from .cheater import CheaterAgent
 from .rollout import RolloutAgent, RolloutParams
+from .search import SearchAgent, SearchParams
 from .simple import EagerAgent, PassiveAgent, RandomAgent
 
 REGISTRY: dict[str, Callable[..., Agent]] = {
@@ -43,6 +45,7 @@ REGISTRY: dict[str, Callable[..., Agent]] = {
     "bayes_v3": BayesV3Agent,
     "cheater": CheaterAgent,
     "rollout": RolloutAgent,
+    "search": SearchAgent,
 }
 BASELINES = ("random", "passive", "eager", "bayes_v1", "bayes_v2", "bayes_v3", "rollout")
 """The fair baselines (``cheater`` is a reference only)."""
@@ -98,6 +101,8 @@ __all__ = [
     "RandomAgent",
     "RolloutAgent",
     "RolloutParams",
+    "SearchAgent",
+    "SearchParams",
     "agent_class",
     "make_agent",
 ]

@@ -122,23 +122,7 @@ class RolloutAgent(BayesV2Agent):
                 players = self._players(world)
                 scores.append([self._play_out(world.copy(), action, players, values) for action in candidates])
             weights.append(weight)
-        return candidates[self._pick(np.array(scores), np.array(weights))]
-
-    def _pick(self, scores: np.ndarray, weights: np.ndarray) -> int:
-        """The candidate whose weighted mean gain over bayes_v2's action (column 0), world by world,
-        is largest and at least ``confidence`` standard errors above 0; else bayes_v2's action. A
-        plain argmax over a few dozen noisy worlds would pick whichever candidate drew lucky worlds."""
-        if len(weights) < 2:
-            return 0
-        w = weights / weights.sum()
-        gains = scores[:, 1:] - scores[:, :1]
-        mean = w @ gains
-        effective = 1.0 / (w**2).sum()  # Kish's effective sample size of the weighted worlds
-        spread = np.sqrt(np.maximum(w @ (gains - mean) ** 2, 0.0) / max(effective - 1.0, 1.0))
-        clear = mean > self.params.confidence * spread + 1e-12
-        if not clear.any():
-            return 0
-        return 1 + int(np.argmax(np.where(clear, mean, -np.inf)))
+        return candidates[clear_gain(np.array(scores), np.array(weights), self.params.confidence)]
 
     def _players(self, world: GameState) -> list[BayesAgent]:
         players = [BayesAgent(seed=world.stream.key + seat, **self._v1_params) for seat in range(world.n)]
@@ -180,6 +164,24 @@ class RolloutAgent(BayesV2Agent):
             else:
                 others += value
         return own - self.params.spite * others / (world.n - 1)
+
+
+def clear_gain(scores: np.ndarray, weights: np.ndarray, confidence: float) -> int:
+    """The candidate (a column of ``scores``, one row per world) whose weighted mean gain over the
+    default (column 0), world by world, is largest and at least ``confidence`` standard errors
+    above 0; else 0. A plain argmax over a few dozen noisy worlds would pick whichever candidate
+    drew lucky worlds."""
+    if len(weights) < 2:
+        return 0
+    w = weights / weights.sum()
+    gains = scores[:, 1:] - scores[:, :1]
+    mean = w @ gains
+    effective = 1.0 / (w**2).sum()  # Kish's effective sample size of the weighted worlds
+    spread = np.sqrt(np.maximum(w @ (gains - mean) ** 2, 0.0) / max(effective - 1.0, 1.0))
+    clear = mean > confidence * spread + 1e-12
+    if not clear.any():
+        return 0
+    return 1 + int(np.argmax(np.where(clear, mean, -np.inf)))
 
 
 def may_end_game(view: PlayerView) -> bool:

@@ -22,7 +22,7 @@ Players are the specs of :mod:`ckc_env.players.specs`, checked by ``players.reso
 |---|---|
 | a name of ``jax.registry.REGISTRY`` (``random``, ``passive``, ``eager``, ``bayes_v1``, ``cheater``, ``bayes_v2``), with parameters | that :class:`~ckc_env.jax.players.Player` |
 | a safe agent file (card or run folder), ``deterministic`` as a parameter | its :mod:`~ckc_env.jax.policy` network on the observation of its layout; the ``players_*`` pieces from a reading kept per (game, seat), brought up to date at its own decisions as ``BatchPolicyAgent``'s readers are |
-| anything else (bayes_v3, rollout, a zip, an RLlib checkpoint, a ``second_order`` layout) | none: :func:`missing` names them |
+| anything else (bayes_v3, rollout, search, a zip, an RLlib checkpoint, a ``second_order`` layout) | none: :func:`missing` names them |
 
 A lineup's equal players share one carry: the carries are per seat (streams, readings), so this is
 what the NumPy tournament's one object per lineup entry computes. The loop is compiled once per
