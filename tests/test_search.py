@@ -56,6 +56,12 @@ def test_search_searches_open_choices_and_sometimes_departs_from_the_policy():
     assert searched > 0 and 0 < departed < searched
 
 
+@pytest.mark.parametrize("opponents", ["bayes_v1", "bayes_v2", "policy"])
+def test_every_model_of_the_other_seats_plays_the_continuations(opponents):
+    played, shadowed, player = _game(4, seed=5, **{**WIDE, "worlds": 2, "opponents": opponents})
+    assert player.searched > 0 and len(played) == len(shadowed)
+
+
 def test_by_default_it_searches_only_where_the_policy_is_unsure():
     _, _, player = _game(3, seed=1)
     assert player.decisions > 0 and player.searched < player.decisions / 2

@@ -11,7 +11,7 @@ network stands in for the rest of the game).
    weighted by how likely the other players' decisions this round were under that world's clues
    (the players' reading its observation already holds, ``reading.players_posterior``).
 3. In every world each candidate is played, then the other seats play on (``opponents``: bayes_v1,
-   or the agent's own policy in every seat) until the seat's ``horizon``-th next decision or the
+   bayes_v2, or the agent's own policy in every seat) until the seat's ``horizon``-th next decision or the
    game's end; the same world for every candidate (common random numbers). A candidate scores what
    the agent's reward scheme paid the seat on the way, plus the critic's value of the seat's
    observation at the horizon, discounted once (``gamma`` of the agent's training), or the game's
@@ -44,11 +44,12 @@ from ..resample import resample
 from ..table import rewards
 from .base import Agent
 from .bayes import BayesAgent
+from .bayes_v2 import BayesV2Agent
 from .rollout import clear_gain
 
 DEFAULT_AGENT = "checkpoints/ppo_all_counts_mixed_34p"
 """The strongest shipped agent: the policy searched over unless ``agent`` names another."""
-OPPONENTS = ("bayes_v1", "policy")
+OPPONENTS = ("bayes_v1", "bayes_v2", "policy")
 """The models of the other seats in a continuation."""
 REPOSITORY = Path(__file__).resolve().parents[2]
 NO_VECTOR = np.zeros(0, np.float32)
@@ -62,7 +63,7 @@ class SearchParams:
     least: float = 0.05  # a candidate's least probability under the policy
     gate: float = 0.9  # search when the policy gives its own choice less than this
     horizon: float = 1  # the seat's own decisions ahead at which a continuation is scored by the critic
-    opponents: str = "bayes_v1"  # the other seats in a continuation: bayes_v1, or policy (the agent's own)
+    opponents: str = "bayes_v1"  # the other seats in a continuation: bayes_v1, bayes_v2, or policy (the agent's own)
     confidence: float = 1.5  # standard errors by which a candidate must beat the policy's choice
 
     def __post_init__(self) -> None:
@@ -217,6 +218,8 @@ class SearchAgent(Agent):
         for seat in range(world.n):
             if self.params.opponents == "policy":
                 model: Agent = PolicyAgent(self.policy.path, seed=world.stream.key + seat)
+            elif self.params.opponents == "bayes_v2":  # a fresh reading reads the round so far at once
+                model = BayesV2Agent(seed=world.stream.key + seat)
             else:
                 model = BayesAgent(seed=world.stream.key + seat)
             model.reset(seat, world.config)
