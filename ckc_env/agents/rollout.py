@@ -32,6 +32,7 @@ candidates rollouts, about a second a game at 3 players. Measured level with bay
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,13 +110,7 @@ class RolloutAgent(BayesV2Agent):
         draw = lambda: unit(self.stream.draw())  # noqa: E731
         to_the_end = bool(self.params.endgame) and may_end_game(view)
         scores, weights = [], []
-        for _ in range(int(self.params.worlds)):
-            world = resample(state, self.seat, draw)
-            weight = 1.0
-            for seat, factors in likelihood.items():
-                weight *= factors[world.clues[seat]]
-            if weight <= 0.0:
-                continue
+        for world, weight in weighted_worlds(state, self.seat, draw, likelihood, int(self.params.worlds)):
             if to_the_end:
                 scores.append([self._play_to_the_end(world.copy(), action) for action in candidates])
             else:
@@ -164,6 +159,21 @@ class RolloutAgent(BayesV2Agent):
             else:
                 others += value
         return own - self.params.spite * others / (world.n - 1)
+
+
+def weighted_worlds(
+    state: GameState, seat: int, draw: Callable[[], float], likelihood: dict[int, np.ndarray], count: int
+) -> Iterator[tuple[GameState, float]]:
+    """``count`` worlds drawn from ``seat``'s information set (:func:`ckc_env.resample.resample`),
+    each with its weight: how likely the other players' decisions were under its clues
+    (``likelihood``: a reading's factors per seat and clue); the worlds they rule out are dropped."""
+    for _ in range(count):
+        world = resample(state, seat, draw)
+        weight = 1.0
+        for other, factors in likelihood.items():
+            weight *= factors[world.clues[other]]
+        if weight > 0.0:
+            yield world, weight
 
 
 def clear_gain(scores: np.ndarray, weights: np.ndarray, confidence: float) -> int:

@@ -40,12 +40,11 @@ from ..engine.state import GameState
 from ..engine.view import PlayerView
 from ..observation import TableReading, encoder
 from ..reading.chip_values import expected_chip_values
-from ..resample import resample
 from ..table import rewards
 from .base import Agent
 from .bayes import BayesAgent
 from .bayes_v2 import BayesV2Agent
-from .rollout import clear_gain
+from .rollout import clear_gain, weighted_worlds
 
 DEFAULT_AGENT = "checkpoints/ppo_all_counts_mixed_34p"
 """The strongest shipped agent: the policy searched over unless ``agent`` names another."""
@@ -162,13 +161,7 @@ class SearchAgent(Agent):
         draw = lambda: unit(self.stream.draw())  # noqa: E731
         likelihood = self.reading.players.update(view, expected_chip_values(view))
         paid, observed, weights = [], [], []
-        for _ in range(int(self.params.worlds)):
-            world = resample(state, self.seat, draw)
-            weight = 1.0
-            for seat, factors in likelihood.items():
-                weight *= factors[world.clues[seat]]
-            if weight <= 0.0:
-                continue
+        for world, weight in weighted_worlds(state, self.seat, draw, likelihood, int(self.params.worlds)):
             weights.append(weight)
             for action in candidates:
                 reward, vector = self._play_on(world.copy(), action)
