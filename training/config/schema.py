@@ -279,7 +279,7 @@ class TrainConfig(Section):
     vector: Vector | None = None
     finetune: FineTune = FineTune()
     population: Population | None = None
-    """Instead of ``opponents``, on the batched engine: self-play against a population."""
+    """Instead of ``opponents``, on the batched engine or the device: self-play against a population."""
     init_from: Described("the path of a safe agent file, or null", str | None) = None
     """Start from a safe agent file's policy and critic (fine-tuning it)."""
     duplicate: Described("a player spec with a batched form, or null") = None
