@@ -134,16 +134,9 @@ class SearchAgent(Agent):
             vector = encoder(layout, view.config).observation(view, reading)
         return vector
 
-    def _probabilities(self, vector: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        logits = self.policy.network.logits(vector).astype(np.float64)
-        logits[~legal] = -np.inf
-        logits -= logits.max()
-        weights = np.exp(logits)
-        return weights / weights.sum()
-
     def act(self, view: PlayerView, observation: dict[str, np.ndarray]) -> int:
         legal = np.asarray(observation["action_mask"], dtype=bool)
-        probabilities = self._probabilities(self._vector(view, self.reading, observation), legal)
+        probabilities = self.policy.network.probabilities(self._vector(view, self.reading, observation), legal)
         chosen = int(np.argmax(probabilities))
         if view.decision_kind != WINDOW:
             return chosen
@@ -193,22 +186,28 @@ class SearchAgent(Agent):
                 if own >= self.params.horizon:
                     break
                 vector = self._vector(view, reading)
-                game.apply(world, int(np.argmax(self._probabilities(vector, legal.astype(bool)))))
+                game.apply(world, int(np.argmax(self.policy.network.probabilities(vector, legal))))
                 continue
             # no vector given: a policy model encodes its own view with its own reading
-            game.apply(world, models[seat].act(view, {"observation": NO_VECTOR, "action_mask": legal}))
+            model = models[seat]
+            assert model is not None
+            game.apply(world, model.act(view, {"observation": NO_VECTOR, "action_mask": legal}))
         winners = world.final["winners"] if world.game_over else None
         pay = self.scheme.pay(game.pop_rewards(world), winners) or [0.0] * world.n
         if world.game_over:
             return pay[self.seat], None
         return pay[self.seat], self._vector(PlayerView(world, self.seat), reading)
 
-    def _models(self, world: GameState) -> list[Agent]:
-        """The other seats' players in a continuation (fresh: each remembers its round)."""
+    def _models(self, world: GameState) -> list[Agent | None]:
+        """The other seats' players in a continuation (fresh: each remembers its round; none at the
+        seat's own, which its policy plays)."""
         from ..players.policy import PolicyAgent
 
-        models: list[Agent] = []
+        models: list[Agent | None] = []
         for seat in range(world.n):
+            if seat == self.seat:
+                models.append(None)
+                continue
             if self.params.opponents == "policy":
                 model: Agent = PolicyAgent(self.policy.path, seed=world.stream.key + seat)
             elif self.params.opponents == "bayes_v2":  # a fresh reading reads the round so far at once

@@ -207,8 +207,22 @@ class League:
         self.next_refresh = min((steps // every + 1) * every for every in after)
 
     # ------------------------------------------------------------------ the record
+    def entries(self) -> list[dict[str, Any]]:
+        """The members as the record lists them: name, table, win rate, games and probability."""
+        return [
+            {
+                "name": m.name,
+                "opponents": m.opponents,
+                "self_play": m.self_play,
+                "prior": m.prior,
+                "win_rate": m.win_rate,
+                "games": m.games,
+                "probability": float(w),
+            }
+            for m, w in zip(self.members, self.weights(), strict=True)
+        ]
+
     def write(self, steps: int) -> None:
-        weights = self.weights()
         self.known.update({m.name: (m.win_rate, m.games) for m in self.members})
         record = {
             "timesteps": steps,
@@ -217,18 +231,7 @@ class League:
             "floor": self.settings.floor,
             "horizon": self.settings.horizon,
             "fair_share": self.fair,
-            "members": [
-                {
-                    "name": m.name,
-                    "opponents": m.opponents,
-                    "self_play": m.self_play,
-                    "prior": m.prior,
-                    "win_rate": m.win_rate,
-                    "games": m.games,
-                    "probability": float(w),
-                }
-                for m, w in zip(self.members, weights, strict=True)
-            ],
+            "members": self.entries(),
         }
         # the members of snapshots the run has dropped are kept by name, for a resumed run's records
         record["retired"] = [

@@ -79,7 +79,12 @@ class JAXTrainer(Trainer):
         self.players = run_folder.trained_counts(config)
         self.league = League(config, self.run_dir) if config.population is not None else None
         self.env = build_env(config, trust_checkpoint=self.trust_checkpoint)
-        self.slot_names: list[str | None] = [None] * self.env_snapshots()  # each device slot's snapshot
+        kept = []  # the snapshots kept in the run folder (a resumed run's), oldest first
+        if self.env_snapshots():
+            kept = sorted((self.run_dir / SNAPSHOTS).glob("snapshot_*.json"))[-config.self_play.keep :]
+        # each device slot's snapshot, named before the first deals draw their members
+        self.slot_names: list[str | None] = [f"self:{card.stem}" for card in kept]
+        self.slot_names += [None] * (self.env_snapshots() - len(kept))
         inputs = LAYOUTS[ENV_VERSION][config.belief_features].size
         params = None
         if config.init_from is not None and resume_from is None:
@@ -93,9 +98,8 @@ class JAXTrainer(Trainer):
             self.runner = load_state(self.runner, resume_from, config)
             self.timesteps = state_timesteps(resume_from)
             self.runner = self.runner._replace(timesteps=jnp.float32(self.timesteps))
-        if self.env_snapshots():  # the snapshots kept in the run folder, back on the device (oldest first)
-            for card in sorted((self.run_dir / SNAPSHOTS).glob("snapshot_*.json"))[-config.self_play.keep :]:
-                self.put_snapshot(start_network(str(card), inputs), f"self:{card.stem}")
+        for card in kept:  # back on the device, into the slots named above
+            self.put_snapshot(start_network(str(card), inputs), f"self:{card.stem}")
         if config.finetune.kl_to_start > 0:
             from ...imitation.finetune import START_POLICY
 
@@ -152,8 +156,7 @@ class JAXTrainer(Trainer):
 
     def weights(self) -> np.ndarray:
         """The device members' sampling probabilities: one table, 1; a population's from its league
-        (0 for a snapshot slot not yet taken; equal ones while no member maps, as a resumed run's
-        first deals before its snapshots are back on the device)."""
+        (0 for a snapshot slot not yet taken; equal ones should no member map)."""
         if self.league is None:
             return np.ones(1)
         probabilities = self.league.weights()
@@ -274,11 +277,7 @@ class JAXTrainer(Trainer):
         # what this run compiled: seconds each, and whether the persistent cache had it
         out: dict[str, Any] = {"device": str(jax.devices()[0]), "compile": dict(compiled.times)}
         if self.league is not None:  # as population.json lists them
-            probabilities = self.league.weights()
-            out["population"] = [
-                {"name": m.name, "win_rate": m.win_rate, "games": m.games, "probability": float(p)}
-                for m, p in zip(self.league.members, probabilities, strict=True)
-            ]
+            out["population"] = self.league.entries()
         return out
 
     def close(self) -> None:
