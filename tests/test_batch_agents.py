@@ -110,6 +110,8 @@ AGENTS = [
     ("bayes_v1", {}),
     ("bayes_v1", {"sure": 0.6, "bar_early": 2.0, "bar_late": 0.8, "margin_last": 0.25}),
     ("bayes_v1", {"sure": 1, "bar_early": 0, "bar_late": 3}),
+    ("bayes_v1", {"exact": True}),
+    ("bayes_v1", {"exact": True, "sure": 0.6, "bar_early": 2.0, "bar_late": 0.8, "margin_last": 0.25}),
     ("cheater", {}),
 ]
 

@@ -44,8 +44,8 @@ from ..engine.actions import (
 from ..engine.cards import N_CATS
 from ..engine.chance import GOLDEN, Stream, mix64
 from ..reading.bayes_rule import BayesParams
-from .bayes_rule import Position, accuse_or_pass, non_accuser_value
-from .beliefs import seat_beliefs
+from .bayes_rule import Counts, Position, accuse_or_pass, accuse_or_pass_exact, non_accuser_value, undrawn_worlds
+from .beliefs import count_worlds, neighbour_sums, seat_beliefs, slot_candidates
 from .chip_values import expected_chip_values
 from .game import legal_action_mask
 from .players_posterior import PlayersReader
@@ -225,7 +225,8 @@ def bayes_v1_rule(p: BayesParams, position: Position, drawn: np.ndarray, non_acc
 
 
 class BatchBayesAgent(BatchAccuser):
-    """``bayes_v1`` (see ``agents.bayes``), with the scalar agent's float64 expressions."""
+    """``bayes_v1`` (see ``agents.bayes``): the scalar agent's float64 expressions, or with ``exact``
+    its integers on the world counts."""
 
     name = "bayes_v1"
     params_type: type[BayesParams] = BayesParams
@@ -236,10 +237,21 @@ class BatchBayesAgent(BatchAccuser):
 
     def accuse(self, state: BatchState, games: np.ndarray, forced: np.ndarray) -> np.ndarray:
         seats = state.pending_seat[games].astype(np.int64)
-        b = seat_beliefs(state, games, seats, clues=False)
-        return self.apply_rule(
-            state, games, seats, b.chief, b.assistant, expected_chip_values(state, games, seats), forced
-        )
+        if not self.params.exact:
+            b = seat_beliefs(state, games, seats, clues=False)
+            values = expected_chip_values(state, games, seats)
+            return self.apply_rule(state, games, seats, b.chief, b.assistant, values, forced)
+        chief, _ = count_worlds(slot_candidates(state, games, seats), clues=False)
+        chief = chief.astype(np.int64)
+        total = chief.sum(1)
+        if np.any(total == 0):
+            raise ValueError(f"inconsistent information sets (no assignment) in games {games[total == 0][:5].tolist()}")
+        n, others_left, drawn, allowed = self._table(state, games)
+        counts = Counts(chief, neighbour_sums(chief), total, undrawn_worlds(chief, drawn))
+        values = expected_chip_values(state, games, seats)
+        chief_uncaught = state.rules.config.non_accuser_white == "chief_uncaught"
+        take, best = accuse_or_pass_exact(self.params, counts, allowed, values, others_left, n, forced, chief_uncaught)
+        return np.where(take, ACCUSE + best, PASS)
 
     def apply_rule(
         self,
@@ -251,15 +263,20 @@ class BatchBayesAgent(BatchAccuser):
         values: np.ndarray,
         forced: np.ndarray,
     ) -> np.ndarray:
-        """The rule on the table of ``games`` as it lies, for a posterior of the acting ``seats``."""
+        """The rule in float64 on the table of ``games`` as it lies, for a posterior of the acting
+        ``seats`` (bayes_v2 applies it to its own weighted one)."""
+        n, others_left, drawn, allowed = self._table(state, games)
+        position = Position(chief, assistant, allowed, values, others_left, n, forced)
+        return bayes_v1_rule(self.params, position, drawn, state.rules.config.non_accuser_white)
+
+    @staticmethod
+    def _table(state: BatchState, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The player counts, the other players who may still accuse, the cats drawn and the targets."""
         n = state.n[games].astype(np.int64)
         seated = n[:, None] > SEAT_RANGE
         others_left = ((state.accused_by[games] == -1) & seated).sum(1) - 1
         drawn = np.bitwise_or.reduce(state.rows[games] | state.discards[games], axis=1)
-        allowed = target_matrix(state, games)
-        config = state.rules.config
-        position = Position(chief, assistant, allowed, values, others_left, n, forced)
-        return bayes_v1_rule(self.params, position, drawn, config.non_accuser_white)
+        return n, others_left, drawn, target_matrix(state, games)
 
 
 class BatchBayesV2Agent(BatchBayesAgent):

@@ -161,14 +161,19 @@ def count_worlds(cand: np.ndarray, clues: bool = True) -> tuple[np.ndarray, np.n
     return chief_counts, clue_counts
 
 
+def neighbour_sums(chief_counts: np.ndarray) -> np.ndarray:
+    """(k, 32) the worlds in which each cat is an assistant: the worlds of the five cats one feature
+    away as the chief, from the worlds per chief (k, 32)."""
+    neighbours = chief_counts[:, _NEIGHBOURS[:, 0]]
+    for f in range(1, N_FEATURES):
+        neighbours = neighbours + chief_counts[:, _NEIGHBOURS[:, f]]  # integer sums: exact in any order
+    return neighbours
+
+
 def chief_and_assistant(chief_counts: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """P(chief) and P(assistant) (k, 32) from the worlds counted per chief and their ``total``: one
     division of exact integers each, as the scalar code divides."""
-    chief = chief_counts / total[:, None]
-    neighbours = chief_counts[:, _NEIGHBOURS[:, 0]]
-    for f in range(1, N_FEATURES):
-        neighbours += chief_counts[:, _NEIGHBOURS[:, f]]  # integer sums: exact in any order
-    return chief, neighbours / total[:, None]
+    return chief_counts / total[:, None], neighbour_sums(chief_counts) / total[:, None]
 
 
 def seat_beliefs(state: BatchState, games: np.ndarray, seats: np.ndarray, clues: bool = True) -> BatchBeliefs:

@@ -51,7 +51,7 @@ from ..engine.state import FORCED, SCORING
 from ..observation import PLAYERS_FOLLOW
 from ..reading.bayes_rule import BayesParams
 from ..reading.beliefs import XOR, hidden_assignments
-from .bayes_rule import Position, accuse_or_pass, non_accuser_value
+from .bayes_rule import Counts, Position, accuse_or_pass, accuse_or_pass_exact, non_accuser_value, undrawn_worlds
 from .beliefs import ALL_CLUES, BatchBeliefs, clue_candidates, count_worlds, seat_beliefs
 from .chip_values import expected_chip_values
 from .state import CAT_BITS, MAX_ACCUSATIONS, MAX_DECK, SEAT_RANGE, SEATS, BatchState
@@ -500,19 +500,27 @@ def _predict(
 ) -> np.ndarray:
     """``batch.bayes_rule.accuse_or_pass`` on the posterior of the worlds ``counts`` (k, 32) per chief,
     evaluated at the target cats only (``_target_columns``: a few of the 32): the same divisions of
-    the same integers and the same float64 expressions, so the same decisions; -1 where no world is
-    left (the decider could not have held that clue)."""
-    total = counts.sum(1)  # integers: exact
-    possible = total > 0
-    total = np.where(possible, total, 1.0)[:, None]
+    the same integers and the same float64 expressions, so the same decisions (with ``p.exact``,
+    ``accuse_or_pass_exact`` on the integers themselves); -1 where no world is left (the decider
+    could not have held that clue)."""
     flat = counts.reshape(-1)
     base = (np.arange(len(counts)) * N_CATS)[:, None]
-    chief = flat[base + cats] / total
     neighbours = flat[base + (cats ^ 1)]
     for f in range(1, N_FEATURES):
-        neighbours += flat[base + (cats ^ (1 << f))]  # integer sums: exact in any order
-    assistant = neighbours / total
-    position = Position(chief, assistant, valid, values, others_left, n, forced)
+        neighbours = neighbours + flat[base + (cats ^ (1 << f))]  # integer sums: exact in any order
+    total = counts.sum(1)  # integers: exact
+    possible = total > 0
+    if p.exact:
+        whole = counts.astype(np.int64)
+        exact = Counts(
+            flat[base + cats].astype(np.int64), neighbours.astype(np.int64), whole.sum(1), undrawn_worlds(whole, drawn)
+        )
+        chief_uncaught = non_accuser_white == "chief_uncaught"
+        take, column = accuse_or_pass_exact(p, exact, valid, values, others_left, n, forced, chief_uncaught)
+        best = cats[np.arange(len(cats)), column]
+        return np.where(possible, np.where(take, ACCUSE + best, PASS), -1)
+    total = np.where(possible, total, 1.0)[:, None]
+    position = Position(flat[base + cats] / total, neighbours / total, valid, values, others_left, n, forced)
     return choose(p, position, lambda last: counts[last] / total[last], cats, drawn, non_accuser_white, possible)
 
 

@@ -1,9 +1,20 @@
-"""bayes_v1's decision rule in JAX (``reading.bayes_rule.decide``): the twin's expressions in its
-order, in float32.
+"""bayes_v1's decision rule in JAX (``reading.bayes_rule.decide``): in float32 in the twin's order
+(:func:`accuse_or_pass`), or with ``exact=1`` on world counts in the twin's integers
+(:func:`accuse_or_pass_exact`).
+
+**With exact=1, on counts: exact.** The integers are the NumPy twin's
+(``batch.bayes_rule.accuse_or_pass_exact``) and the scalar ``exact_decision``'s: a target's worth
+(its expected chip value times ``total x D``) fits int32, and each threshold comparison
+``a x b >= c x d`` is decided on the 64-bit products (:func:`compare_products`, 32-bit halves: JAX
+runs without x64). So bayes_v1, and bayes_v2's model of the other players, decide exactly as on
+the other engines, ties included. A weighted posterior (bayes_v2's own decision) is not a ratio of
+counts and stays in float32.
+
+**In float32** (the default, and a weighted posterior):
 
 Its NumPy twin: ckc_env/batch/bayes_rule.py (scalar: ckc_env/reading/bayes_rule.py).
 
-The twin evaluates the scalar rule's float64 expressions, so that every threshold comparison agrees
+the twin evaluates the scalar rule's float64 expressions, so that every threshold comparison agrees
 with the scalar player. JAX runs in float32 (a library must not switch on x64 for the process), and
 XLA contracts products and sums into fused multiply-adds as it sees fit, so a comparison whose two
 sides differ by less than float32 rounding (a near-tie: a target worth the bar to within ~1e-7, two
@@ -37,12 +48,15 @@ import numpy as np
 
 from ..config import BLACK, GOLD, MAX_PLAYERS, WHITE
 from ..engine.cards import N_CATS
-from ..reading.bayes_rule import BayesParams
+from ..reading.bayes_rule import MAX_VALUE_COUNT, BayesParams, exact_params
 from .beliefs import quotient
 
 _BIT_INDEX = np.arange(N_CATS, dtype=np.uint32)
 F32 = jnp.float32
+I32 = jnp.int32
+U32 = jnp.uint32
 SEATS = MAX_PLAYERS
+_DENOMINATORS = np.arange(1, MAX_VALUE_COUNT + 1, dtype=np.int32)
 
 
 def expected_worth(chief: jax.Array, assistant: jax.Array, values: jax.Array) -> jax.Array:
@@ -140,4 +154,105 @@ def _bars(p: BayesParams) -> np.ndarray:
     return bars
 
 
-__all__ = ["accuse_or_pass", "expected_worth", "non_accuser_odds", "non_accuser_value"]
+class Counts(NamedTuple):
+    """The world counts an exact position is a ratio of (the twin's ``batch.bayes_rule.Counts``), int32."""
+
+    chief: jax.Array  # (..., c) worlds in which each candidate is the chief
+    assistant: jax.Array  # (..., c) ... an assistant
+    total: jax.Array  # (...) all the worlds
+    undrawn: jax.Array  # (...) the worlds whose chief is not drawn (for the non-accuser's white)
+
+
+def undrawn_worlds(chief_counts: jax.Array, drawn: jax.Array) -> jax.Array:
+    """(...) the worlds whose chief is not among the cats ``drawn`` (...) uint32, from the worlds
+    per chief (..., 32)."""
+    undrawn = (jnp.asarray(drawn, U32)[..., None] >> _BIT_INDEX) & 1 == 0
+    return jnp.sum(jnp.where(undrawn, chief_counts, 0), axis=-1)
+
+
+def value_fractions(values: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(numerators, denominators) (..., 3) int32 of the expected chip values (..., 3) float32: the
+    smallest denominator below ``MAX_VALUE_COUNT`` that makes each an integer to within 1e-3 (the
+    twin's ``value_fractions``; float32's error on a value of at most 5, times 24, is below 1e-5)."""
+    scaled = values[..., None] * _DENOMINATORS.astype(np.float32)
+    near = jnp.abs(scaled - jnp.round(scaled)) < 1e-3
+    denominators = jnp.asarray(_DENOMINATORS)[jnp.argmax(near, axis=-1)]
+    return jnp.round(values * denominators).astype(I32), denominators
+
+
+def _wide_product(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The 64-bit product of uint32 ``a`` and ``b`` as (high, low) uint32 words, from 16-bit halves."""
+    a0, a1, b0, b1 = a & 0xFFFF, a >> 16, b & 0xFFFF, b >> 16
+    low, cross0, cross1 = a0 * b0, a0 * b1, a1 * b0
+    middle = (low >> 16) + (cross0 & 0xFFFF) + (cross1 & 0xFFFF)  # below 3 x 2**16
+    return a1 * b1 + (cross0 >> 16) + (cross1 >> 16) + (middle >> 16), (low & 0xFFFF) | (middle << 16)
+
+
+def compare_products(a: jax.Array, b: jax.Array, c: jax.Array, d: jax.Array) -> jax.Array:
+    """The sign (-1, 0, 1) int32 of ``a x b - c x d`` for int32 arguments (above -2**31), exact: the
+    products' magnitudes compared as 64-bit numbers, their signs apart."""
+    a, b, c, d = (jnp.asarray(x, I32) for x in (a, b, c, d))
+    left, right = jnp.sign(a) * jnp.sign(b), jnp.sign(c) * jnp.sign(d)
+    high0, low0 = _wide_product(jnp.abs(a).astype(U32), jnp.abs(b).astype(U32))
+    high1, low1 = _wide_product(jnp.abs(c).astype(U32), jnp.abs(d).astype(U32))
+    larger = jnp.where(
+        high0 != high1, jnp.where(high0 > high1, 1, -1), jnp.where(low0 > low1, 1, jnp.where(low0 < low1, -1, 0))
+    )
+    return jnp.where(left != right, jnp.sign(left - right), left * larger).astype(I32)
+
+
+def accuse_or_pass_exact(
+    p: BayesParams,
+    counts: Counts,
+    allowed: jax.Array,
+    values: jax.Array,
+    others_left: jax.Array,
+    n: jax.Array,
+    forced: jax.Array,
+    chief_uncaught: str | bool | jax.Array,
+) -> tuple[jax.Array, jax.Array]:
+    """(take, column), as :func:`accuse_or_pass`, in the twin's integers (``accuse_or_pass_exact``):
+    each candidate's worth ``total x D x E[chip]`` in int32 (at most 3,840 worlds times values of
+    at most 100 over fewer than 24 chips a colour: below 7e8), each threshold compared on the wide
+    products. ``chief_uncaught``: the option by name (``non_accuser_white``), its value, or a
+    per-game bool. ``p`` is static."""
+    if isinstance(chief_uncaught, str):
+        chief_uncaught = chief_uncaught == "chief_uncaught"
+    numerator, denominator = value_fractions(values)
+    d = jnp.prod(denominator, axis=-1)
+    k = numerator * (d[..., None] // denominator)  # each colour's value times D
+    gold, white, black = k[..., GOLD, None], k[..., WHITE, None], k[..., BLACK, None]
+    chief, assistant = counts.chief.astype(I32), counts.assistant.astype(I32)
+    total, undrawn = counts.total.astype(I32), counts.undrawn.astype(I32)
+    worth = chief * gold + assistant * white + (total[..., None] - chief - assistant) * black
+    best_worth = jnp.max(jnp.where(allowed, worth, jnp.iinfo(np.int32).min), axis=-1, keepdims=True)
+    tied = allowed & (worth == best_worth)
+    best_chief = jnp.max(jnp.where(tied, chief, -1), axis=-1, keepdims=True)
+    column = jnp.argmax(tied & (chief == best_chief), axis=-1).astype(I32)
+    best_worth = jnp.where(jnp.any(allowed, axis=-1), best_worth[..., 0], 0)
+    best_chief = best_chief[..., 0]
+    scale, sure, bar_early, bar_late, margin_last = exact_params(p)
+    unit = total * d
+    white, black = white[..., 0], black[..., 0]
+    non_accuser = jnp.where(chief_uncaught, total * white, undrawn * white + (total - undrawn) * black)
+    others_left, n = jnp.asarray(others_left, I32), jnp.asarray(n, I32)
+    m = jnp.maximum(1, n - 2)
+    bar = bar_late * m + (bar_early - bar_late) * (others_left - 1)
+    last = compare_products(best_worth - non_accuser, scale, margin_last, unit) >= 0
+    early = compare_products(best_worth, scale * m, bar, unit) >= 0
+    take = jnp.where(others_left <= 1, last, early)
+    take = take | forced | (compare_products(best_chief, scale, sure, total) >= 0)
+    return take, column
+
+
+__all__ = [
+    "Counts",
+    "accuse_or_pass",
+    "accuse_or_pass_exact",
+    "compare_products",
+    "expected_worth",
+    "non_accuser_odds",
+    "non_accuser_value",
+    "undrawn_worlds",
+    "value_fractions",
+]

@@ -189,12 +189,17 @@ def quotient(numerator: jax.Array, denominator: jax.Array) -> jax.Array:
     return jnp.broadcast_to(numerator, shape) / lax.optimization_barrier(jnp.broadcast_to(denominator, shape))
 
 
+def neighbour_sums(chief_counts: jax.Array) -> jax.Array:
+    """(..., 32) the worlds in which each cat is an assistant: those of the five cats one feature
+    away as the chief, from the worlds per chief (..., 32)."""
+    return jnp.sum(chief_counts[..., _NEIGHBOURS], axis=-1)
+
+
 def chief_and_assistant(chief_counts: jax.Array, total: jax.Array) -> tuple[jax.Array, jax.Array]:
     """P(chief) and P(assistant) (..., 32) float32 from the worlds counted per chief and their
     ``total`` (...): one correctly rounded division of exact integers each (:func:`quotient`)."""
     total = jnp.asarray(total)[..., None]
-    neighbours = jnp.sum(chief_counts[..., _NEIGHBOURS], axis=-1)
-    return quotient(chief_counts, total), quotient(neighbours, total)
+    return quotient(chief_counts, total), quotient(neighbour_sums(chief_counts), total)
 
 
 def seat_beliefs(rules: Rules, state: State, seat: jax.Array, clues: bool = True) -> Beliefs:

@@ -60,8 +60,8 @@ from ..engine.cards import N_CATS
 from ..engine.chance import GOLDEN
 from ..engine.chance import mix64 as mix64_int
 from ..reading.bayes_rule import BayesParams
-from .bayes_rule import Position, accuse_or_pass, non_accuser_odds
-from .beliefs import chief_and_assistant, count_worlds, seat_beliefs, slot_candidates
+from .bayes_rule import Counts, Position, accuse_or_pass, accuse_or_pass_exact, non_accuser_odds, undrawn_worlds
+from .beliefs import chief_and_assistant, count_worlds, neighbour_sums, seat_beliefs, slot_candidates
 from .chance import below, mix64, words
 from .chip_values import expected_chip_values
 from .game import legal_mask_one
@@ -239,15 +239,37 @@ def apply_rule(
     """bayes_v1's rule on the table as it lies, for a posterior of the acting ``seat``
     (``BatchBayesAgent.apply_rule``: bayes_v2 applies it to its own posterior; ``counts`` as in
     :func:`bayes_v1_rule`)."""
-    n = state.n.astype(I32)
-    others_left = jnp.sum((state.accused_by == -1) & (n > _SLOTS)) - 1
-    drawn = lax.reduce(state.rows | state.discards, U32(0), lax.bitwise_or, (0,))
+    n, others_left, drawn = _table(state)
     position = Position(chief, assistant, target_matrix(state), values, others_left, n, forced)
     return bayes_v1_rule(p, position, drawn, state.options.chief_uncaught, counts)
 
 
+def _table(state: State) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """The player count, the other players who may still accuse, and the cats drawn (uint32)."""
+    n = state.n.astype(I32)
+    others_left = jnp.sum((state.accused_by == -1) & (n > _SLOTS)) - 1
+    drawn = lax.reduce(state.rows | state.discards, U32(0), lax.bitwise_or, (0,))
+    return n, others_left, drawn
+
+
+def apply_exact_rule(
+    p: BayesParams, state: State, chief_counts: jax.Array, values: jax.Array, forced: jax.Array
+) -> jax.Array:
+    """bayes_v1's rule in integers on the table as it lies, for the worlds per chief (32,) of the
+    acting seat's information set (``BatchBayesAgent.accuse``)."""
+    n, others_left, drawn = _table(state)
+    counts = Counts(
+        chief_counts, neighbour_sums(chief_counts), jnp.sum(chief_counts), undrawn_worlds(chief_counts, drawn)
+    )
+    allowed = target_matrix(state)
+    take, best = accuse_or_pass_exact(p, counts, allowed, values, others_left, n, forced, state.options.chief_uncaught)
+    return jnp.where(take, ACCUSE + best, PASS)
+
+
 def _bayes_v1(rules: Rules, state: State, seat: jax.Array, forced: jax.Array, params: BayesParams) -> jax.Array:
     chief_counts, _ = count_worlds(slot_candidates(state, seat), clues=False)
+    if params.exact:  # the rule in integers: every engine's decisions, ties included
+        return apply_exact_rule(params, state, chief_counts, expected_chip_values(rules, state, seat), forced)
     total = jnp.sum(chief_counts)
     chief, assistant = chief_and_assistant(chief_counts, total)  # seat_beliefs' numbers, with their counts
     values = expected_chip_values(rules, state, seat)
@@ -352,6 +374,7 @@ __all__ = [
     "Player",
     "Streams",
     "accuser",
+    "apply_exact_rule",
     "apply_rule",
     "bayes_v1_rule",
     "chief_of",

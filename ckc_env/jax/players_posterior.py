@@ -66,7 +66,7 @@ from ..engine.cards import INVESTIGATOR, N_CATS, N_CLUES, N_FEATURES
 from ..engine.state import FORCED, SCORING
 from ..observation import PLAYERS_FOLLOW
 from ..reading.bayes_rule import BayesParams
-from .bayes_rule import Position, accuse_or_pass, non_accuser_odds
+from .bayes_rule import Counts, Position, accuse_or_pass, accuse_or_pass_exact, non_accuser_odds, undrawn_worlds
 from .beliefs import (
     ALL_CLUES,
     PERMS,
@@ -74,6 +74,7 @@ from .beliefs import (
     Beliefs,
     chief_and_assistant,
     clue_candidates,
+    neighbour_sums,
     quotient,
     seat_beliefs,
     slot_candidates,
@@ -245,6 +246,13 @@ def _predict(
     total = jnp.sum(counts, axis=-1)
     possible = total > 0
     total = jnp.maximum(total, 1)
+    if p.exact:  # the rule in integers: NumPy's predictions, ties included
+        exact = Counts(
+            counts, neighbour_sums(counts), total, undrawn_worlds(counts, jnp.broadcast_to(drawn, total.shape))
+        )
+        allowed = (targets >> _BIT_INDEX) & 1 == 1
+        take, best = accuse_or_pass_exact(p, exact, allowed, r.values, others, r.n, forced, non_accuser_white)
+        return jnp.where(possible, jnp.where(take, ACCUSE + best, PASS), -1).astype(I32)
     chief, assistant = chief_and_assistant(counts, total)  # correctly rounded quotients of integers
     allowed = (targets >> _BIT_INDEX) & 1 == 1
     drawn = jnp.broadcast_to(drawn, total.shape)  # one per clue

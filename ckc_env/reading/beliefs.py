@@ -49,12 +49,23 @@ class Beliefs:
     The arrays are built on first use (a scripted player reads only what it needs); treat them as
     read-only."""
 
-    __slots__ = ("_assistant", "_chief", "_clue", "_frame", "_innocent", "_order", "_posterior", "assignments")
+    __slots__ = ("_assistant", "_chief", "_clue", "_frame", "_innocent", "_order", "_posterior", "assignments", "exact")
 
-    def __init__(self, assignments: int, frame, order: list[int], posterior: np.ndarray) -> None:
-        self.assignments = assignments  # number of consistent hidden assignments
+    def __init__(self, assignments: int, frame, order: list[int], posterior: np.ndarray, exact: bool = True) -> None:
+        self.assignments = assignments  # number of consistent hidden assignments (the total weight if not ``exact``)
+        self.exact = exact  # a ratio of assignment counts (``counts``), not a weighted posterior
         self._frame, self._order, self._posterior = frame, order, posterior
         self._chief = self._assistant = self._innocent = self._clue = None
+
+    def counts(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(chief, assistant, total): the assignments per cat as the chief and as an assistant (32,)
+        int64, and their number, of an ``exact`` posterior: the integers its probabilities are
+        ratios of (each probability is the correctly rounded quotient of two integers below 2**50,
+        so multiplying back and rounding is exact)."""
+        if not self.exact:
+            raise ValueError("a weighted posterior has no assignment counts")
+        total = self.assignments
+        return np.rint(self.chief * total).astype(np.int64), np.rint(self.assistant * total).astype(np.int64), total
 
     @property
     def chief(self) -> np.ndarray:
@@ -209,7 +220,7 @@ def weighted_beliefs(view: PlayerView, clue_weights: Mapping[int, np.ndarray]) -
     mass = totals[:N_CATS].sum()
     if not mass > 0:
         raise ValueError(f"seat {view.seat}'s information set has no weight left: the evidence rules out every deal")
-    return Beliefs(float(mass), frame, list(range(len(unknown))), totals / mass)
+    return Beliefs(float(mass), frame, list(range(len(unknown))), totals / mass, exact=False)
 
 
 def sample_assignment(view: PlayerView, uniform: float) -> tuple[dict[int, int], dict[int, int]]:
