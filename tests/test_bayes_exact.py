@@ -8,8 +8,10 @@
   met).
 - The scalar player decides as the NumPy twin on the same positions (``exact_decision``).
 - JAX: the 64-bit comparison of products against Python's integers, the value fractions against
-  NumPy's, and (slow) tournaments of ``bayes_v1:exact=1`` whose every game is the batched engine's
-  on a seed where the float rule's games differ.
+  NumPy's; slow: bayes_v2's model of the others predicting NumPy's actions under every hypothesis
+  (some 30,000, a fifth of them within 1e-5 of a boundary in float64), and tournaments of
+  ``bayes_v1:exact=1`` whose every game is the batched engine's on a seed where the float rule's
+  games differ.
 - Parameters: ``exact`` takes true or false (1 or 0); with it, the rule's numbers must be decimals
   of at most 6 places within +-100 (the JAX integers' range).
 """
@@ -205,3 +207,52 @@ def test_jax_tournaments_of_exact_bayes_v1_play_the_batched_games():
     got, expected = (run_tournament(lineup, 24, seed=9, engine=e) for e in ("jax", "batched"))
     same = sum(got.per_game["points"][0][g] == expected.per_game["points"][0][g] for g in range(got.games))
     assert got.games == expected.games == 24 and same >= 22, same
+
+
+@pytest.mark.slow
+def test_jax_model_of_the_other_players_predicts_as_numpy_with_exact():
+    """bayes_v2's model of the others (``jax.players_posterior.model_actions``) with ``exact=1``: at
+    every decision the acting seats read, the prediction under every clue is NumPy's, ties
+    included (the positions, hypotheses and margins of ``test_jax_players_posterior``)."""
+    jax = pytest.importorskip("jax")
+    from test_jax_players_posterior import CONFIGS, GAMES, ITEMS, NEAR, hypothesis_margins, pad, positions
+
+    from ckc_env.jax import players_posterior as jpp
+    from ckc_env.jax.state import from_batch
+
+    params = BayesParams(exact=True)
+    seen = {"hypotheses": 0, "near-ties": 0}
+    for name in ("3p", "4p_stasi_adler"):
+        config, names = CONFIGS[name]
+        predict = None
+        for step, state in enumerate(positions(config, names, seed=5)):
+            if step % 2:
+                continue
+            rules, js = from_batch(state)
+            if predict is None:
+
+                def one(state, game, values, decider, card, targets, others, forced, rules=rules):
+                    position = jax.tree_util.tree_map(lambda x: x[game], state)
+                    return jpp.model_actions(rules, position, values, decider, card, targets, others, forced, params)
+
+                predict = jax.jit(jax.vmap(one, in_axes=(None, 0, 0, 0, 0, 0, 0, 0)))
+            acting = np.where(state.pending_kind >= 0, state.pending_seat, 0).astype(np.int64)
+            games = np.arange(GAMES)
+            found = hypothesis_margins(state, games, acting, params)
+            if found is None:
+                continue
+            items, hyp, values, predicted, margin = found
+            size = len(items["pair"])
+            assert size <= ITEMS
+            _, mine = jax.device_get(
+                predict(
+                    js, pad(games[items["pair"]], np.int32), pad(values[items["pair"]], np.float32),
+                    pad(items["seat"], np.int32), pad(items["card"], np.int32), pad(items["targets"], np.uint32),
+                    pad(items["others"], np.int32), pad(items["forced"], bool),
+                )
+            )  # fmt: skip
+            assert np.array_equal(mine[hyp.item, hyp.clue], predicted), (name, step)
+            seen["hypotheses"] += len(predicted)
+            seen["near-ties"] += int((margin < NEAR).sum())
+    print(seen)
+    assert seen["hypotheses"] > 2000 and seen["near-ties"], seen
