@@ -34,7 +34,9 @@ legal)`` is added to the decider's log-likelihood of that clue. What changes for
   quotient too, as there). A prediction whose float64 margin is below float32 rounding (a
   near-tie) may still go the other way and flip one factor: mostly exact ties in real arithmetic
   that float64's rounding decides (3 players, all still to accuse: a target worth exactly the bar
-  1.0). The weighted posterior is computed in the log domain (each world's log-weight less the
+  1.0); with ``exact=1`` the model compares the world counts as integers
+  (``bayes_rule.accuse_or_pass_exact``) and predicts as the twin, ties included. The weighted
+  posterior is computed in the log domain (each world's log-weight less the
   largest), so that products the twin forms in float64 do not underflow in float32.
 
     reading = players_posterior.init((B,))                      # what B games' seats have read
