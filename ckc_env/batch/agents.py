@@ -237,9 +237,9 @@ class BatchBayesAgent(BatchAccuser):
 
     def accuse(self, state: BatchState, games: np.ndarray, forced: np.ndarray) -> np.ndarray:
         seats = state.pending_seat[games].astype(np.int64)
+        values = expected_chip_values(state, games, seats)
         if not self.params.exact:
             b = seat_beliefs(state, games, seats, clues=False)
-            values = expected_chip_values(state, games, seats)
             return self.apply_rule(state, games, seats, b.chief, b.assistant, values, forced)
         chief, _ = count_worlds(slot_candidates(state, games, seats), clues=False)
         chief = chief.astype(np.int64)
@@ -248,7 +248,6 @@ class BatchBayesAgent(BatchAccuser):
             raise ValueError(f"inconsistent information sets (no assignment) in games {games[total == 0][:5].tolist()}")
         n, others_left, drawn, allowed = self._table(state, games)
         counts = Counts(chief, neighbour_sums(chief), total, undrawn_worlds(chief, drawn))
-        values = expected_chip_values(state, games, seats)
         chief_uncaught = state.rules.config.non_accuser_white == "chief_uncaught"
         take, best = accuse_or_pass_exact(self.params, counts, allowed, values, others_left, n, forced, chief_uncaught)
         return np.where(take, ACCUSE + best, PASS)

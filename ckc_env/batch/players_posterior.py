@@ -503,6 +503,8 @@ def _predict(
     the same integers and the same float64 expressions, so the same decisions (with ``p.exact``,
     ``accuse_or_pass_exact`` on the integers themselves); -1 where no world is left (the decider
     could not have held that clue)."""
+    if p.exact:
+        counts = counts.astype(np.int64)
     flat = counts.reshape(-1)
     base = (np.arange(len(counts)) * N_CATS)[:, None]
     neighbours = flat[base + (cats ^ 1)]
@@ -511,10 +513,7 @@ def _predict(
     total = counts.sum(1)  # integers: exact
     possible = total > 0
     if p.exact:
-        whole = counts.astype(np.int64)
-        exact = Counts(
-            flat[base + cats].astype(np.int64), neighbours.astype(np.int64), whole.sum(1), undrawn_worlds(whole, drawn)
-        )
+        exact = Counts(flat[base + cats], neighbours, total, undrawn_worlds(counts, drawn))
         chief_uncaught = non_accuser_white == "chief_uncaught"
         take, column = accuse_or_pass_exact(p, exact, valid, values, others_left, n, forced, chief_uncaught)
         best = cats[np.arange(len(cats)), column]

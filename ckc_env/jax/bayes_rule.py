@@ -2,6 +2,8 @@
 (:func:`accuse_or_pass`), or with ``exact=1`` on world counts in the twin's integers
 (:func:`accuse_or_pass_exact`).
 
+Its NumPy twin: ckc_env/batch/bayes_rule.py (scalar: ckc_env/reading/bayes_rule.py).
+
 **With exact=1, on counts: exact.** The integers are the NumPy twin's
 (``batch.bayes_rule.accuse_or_pass_exact``) and the scalar ``exact_decision``'s: a target's worth
 (its expected chip value times ``total x D``) fits int32, and each threshold comparison
@@ -10,13 +12,9 @@ runs without x64). So bayes_v1, and bayes_v2's model of the other players, decid
 the other engines, ties included. A weighted posterior (bayes_v2's own decision) is not a ratio of
 counts and stays in float32.
 
-**In float32** (the default, and a weighted posterior):
-
-Its NumPy twin: ckc_env/batch/bayes_rule.py (scalar: ckc_env/reading/bayes_rule.py).
-
-the twin evaluates the scalar rule's float64 expressions, so that every threshold comparison agrees
-with the scalar player. JAX runs in float32 (a library must not switch on x64 for the process), and
-XLA contracts products and sums into fused multiply-adds as it sees fit, so a comparison whose two
+**In float32** (the default, and a weighted posterior): the twin evaluates the scalar rule's
+float64 expressions, so that every threshold comparison agrees with the scalar player. JAX runs in
+float32 (a library must not switch on x64 for the process), and XLA contracts products and sums into fused multiply-adds as it sees fit, so a comparison whose two
 sides differ by less than float32 rounding (a near-tie: a target worth the bar to within ~1e-7, two
 targets worth about the same) may go the other way; ``tests/test_jax_players.py`` counts them.
 

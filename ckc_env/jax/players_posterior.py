@@ -248,16 +248,13 @@ def _predict(
     total = jnp.sum(counts, axis=-1)
     possible = total > 0
     total = jnp.maximum(total, 1)
+    allowed = (targets >> _BIT_INDEX) & 1 == 1
+    drawn = jnp.broadcast_to(drawn, total.shape)  # one per clue
     if p.exact:  # the rule in integers: NumPy's predictions, ties included
-        exact = Counts(
-            counts, neighbour_sums(counts), total, undrawn_worlds(counts, jnp.broadcast_to(drawn, total.shape))
-        )
-        allowed = (targets >> _BIT_INDEX) & 1 == 1
+        exact = Counts(counts, neighbour_sums(counts), total, undrawn_worlds(counts, drawn))
         take, best = accuse_or_pass_exact(p, exact, allowed, r.values, others, r.n, forced, non_accuser_white)
         return jnp.where(possible, jnp.where(take, ACCUSE + best, PASS), -1).astype(I32)
     chief, assistant = chief_and_assistant(counts, total)  # correctly rounded quotients of integers
-    allowed = (targets >> _BIT_INDEX) & 1 == 1
-    drawn = jnp.broadcast_to(drawn, total.shape)  # one per clue
     odds = non_accuser_odds(counts, drawn, non_accuser_white, total)  # exact: ties with a target stay ties
     take, best = accuse_or_pass(p, Position(chief, assistant, allowed, r.values, others, r.n, forced), odds)
     return jnp.where(possible, jnp.where(take, ACCUSE + best, PASS), -1).astype(I32)
