@@ -286,30 +286,46 @@ def run_tournament(
         result = _run_batched(lineup, config, seed, games, progress, trust_checkpoint, arrangements, played_on)
         result.seating = describe(seating, n)
         return result
+    results = in_chunks(
+        _play_chunk,
+        lambda ids: (lineup, config, seed, ids, trust_checkpoint, arrangements),
+        games,
+        workers,
+        _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup)),
+    )
+    result = _collect(lineup, config, seed, games, results, "scalar")
+    result.seating = describe(seating, n)
+    return result
+
+
+def in_chunks(
+    work: Callable[[Any], list[Any]],
+    job: Callable[[range], Any],
+    games: int,
+    workers: int | None,
+    bar: Callable[..., None],
+) -> list[Any]:
+    """``work`` over the games cut in chunks (``job(game_ids)`` the argument of each), in this
+    process with one worker, else in ``workers`` processes (default: every core); the chunks'
+    results in order, ``bar`` told of each."""
     workers = max(1, min(workers or os.cpu_count() or 1, games))
     chunk = max(1, min(50, games // (workers * 4) or 1))
-    jobs = [
-        (lineup, config, seed, range(start, min(start + chunk, games)), trust_checkpoint, arrangements)
-        for start in range(0, games, chunk)
-    ]
-    results: list[tuple[int, dict[str, Any]]] = []
-    bar = _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup))
+    jobs = [job(range(start, min(start + chunk, games))) for start in range(0, games, chunk)]
+    results: list[Any] = []
     if workers == 1:
-        for job in jobs:
-            part = _play_chunk(job)
+        for one in jobs:
+            part = work(one)
             results += part
             bar(len(part))
     else:
         # Workers never fork this process: its threads (JAX's, torch's, a progress bar's) do not
         # survive a fork, and a fork may deadlock on a lock one of them held.
         with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context(), initializer=_one_thread) as pool:
-            for part in pool.map(_play_chunk, jobs):
+            for part in pool.map(work, jobs):
                 results += part
                 bar(len(part))
     bar(0, close=True)
-    result = _collect(lineup, config, seed, games, results, "scalar")
-    result.seating = describe(seating, n)
-    return result
+    return results
 
 
 def _run_batched(

@@ -8,6 +8,7 @@ The AEC environment, the single-agent view, the RLlib environment and the tourna
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Container, Sequence
 
 import numpy as np
@@ -49,6 +50,15 @@ class Table:
             self._readers = [TableReading(s) for s in range(self.n)]
         engine.pop_rewards(game)
         return game
+
+    def branch(self) -> Table:
+        """Another table on a copy of this game, its seats' readings copied too: to play a position
+        on without touching it (a look-ahead, a bound)."""
+        other = Table(self.config, self.layout, self.scheme)
+        other.game = self.game.copy()
+        other.views = [PlayerView(other.game, seat) for seat in range(self.n)]
+        other._readers = copy.deepcopy(self._readers)
+        return other
 
     @property
     def over(self) -> bool:
