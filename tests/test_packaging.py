@@ -53,6 +53,7 @@ def test_the_wheel_declares_the_console_commands(wheel):
     (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
     text = wheel.read(entry_points).decode()
     for command in (
+        "ckc-ceiling = ckc_env.evaluation.commands.ceiling:main",
         "ckc-evaluate = ckc_env.evaluation.commands.evaluate:main",
         "ckc-train = ckc_env.training.commands.train:command",
         "ckc-train-pipeline = ckc_env.training.commands.pipeline:command",
