@@ -146,6 +146,7 @@ def test_ckc_ceiling_refuses_bad_input_before_a_deal(tmp_path, capsys):
         "3 players need 2 opponents",
     )
     refused(capsys, lambda: command.main(["--opponents", "bayes_v1", "--games", "0"]), "--games", "1 to")
+    refused(capsys, lambda: command.main(["--opponents", "bayes_v1", "--players", "eager", "eager"]), "names one twice")
     refused(capsys, lambda: command.main(["--opponents", "bayes_v1", "--seed", str(2**64)]), "--seed", str(2**64 - 1))
     (tmp_path / "folder.json").mkdir()
     refused(capsys, lambda: command.main(["--opponents", "bayes_v1", "--out", str(tmp_path / "folder")]), "folder")

@@ -403,6 +403,9 @@ def ceiling(
     players = list(players)
     for spec in (*others, *players):
         validate_player(spec)
+    labels = [specs.label(p) for p in players]
+    if len(set(labels)) < len(labels):
+        raise ValueError(f"each player is played once: {labels} names one twice")
     config = {"num_players": num_players}
     games = _positive_games(games)
     _check_seed_and_workers(seed, workers)
