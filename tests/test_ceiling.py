@@ -28,7 +28,7 @@ def _deals(n: int, players: list[str], games: int, seed: int = 7, opponents: str
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_the_cheater_catches_the_chief_exactly_where_the_walk_offers_him(n):
     found = _deals(n, ["cheater"], 24)
-    for _, walk, games in found:
+    for walk, games in found:
         assert (
             games["cheater"].rounds[0].walk == walk
         )  # the walk from the deal is the first round's, whoever sits there
@@ -36,14 +36,16 @@ def test_the_cheater_catches_the_chief_exactly_where_the_walk_offers_him(n):
             assert round_.caught == round_.walk.opportunity
             if n == 5:  # no tile in the bag: every clue granted is every clue
                 assert round_.walk.bound == float(round_.walk.opportunity)
-    assert sum(len(games["cheater"].rounds) for _, _, games in found) > len(found)  # later rounds were walked too
+    assert sum(len(games["cheater"].rounds) for _, games in found) > len(found)  # later rounds were walked too
+    # the first round's walk taken from a player's game is the walk alone on the same deal
+    assert [walk for walk, _ in _deals(n, [], 24)] == [walk for walk, _ in found]
 
 
 @pytest.mark.parametrize("n", [3, 4])
 def test_an_honest_player_catches_the_chief_only_where_the_bound_leaves_room(n):
     found = _deals(n, ["bayes_v1", "eager", "random"], 36)
     caught = 0
-    for _, walk, games in found:
+    for walk, games in found:
         assert walk.bound > 0 or not walk.opportunity  # the chief in reach is one of the candidates
         for played in games.values():
             assert played.rounds[0].walk == walk
@@ -103,8 +105,8 @@ def test_what_a_seat_told_every_clue_believes_adds_up(n):
 
 def test_the_told_player_plays_whole_games_beside_the_others():
     found = _deals(3, ["bayes_v1"], 12, told=True)
-    assert all(set(games) == {"bayes_v1", module.TOLD} for _, _, games in found)
-    assert sum(games[module.TOLD].win for _, _, games in found) > 0
+    assert all(set(games) == {"bayes_v1", module.TOLD} for _, games in found)
+    assert sum(games[module.TOLD].win for _, games in found) > 0
     result = module.ceiling("bayes_v1", ["bayes_v1"], games=6, seed=1, num_players=3, workers=1, told=True)
     data = result.to_json()["players"]
     assert data["bayes_v1"]["game"]["win_less_the_first_player"]["mean"] == 0

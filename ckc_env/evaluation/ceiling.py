@@ -222,7 +222,6 @@ class Ceiling:
     """The bounds and the players' rounds, deal by deal."""
 
     opponents: list[PlayerSpec]
-    players: list[PlayerSpec]
     num_players: int
     games: int
     seed: int
@@ -361,7 +360,9 @@ TOLD = "told every clue but the bag's"
 """The label of :class:`ToldAgent`'s games (``ceiling(..., told=True)``)."""
 
 
-def _chunk(args: tuple) -> list[tuple[int, Walk, dict[str, Game]]]:
+def _chunk(args: tuple) -> list[tuple[Walk, dict[str, Game]]]:
+    """Each game's first-round walk and the listed players' games (whose first round's walk is that
+    walk: it is taken from them where there are any)."""
     opponents, players, told, config, seed, game_ids, arrangements = args
     table = Table(GameConfig.from_dict(config), OBSERVATION)
     out = []
@@ -373,12 +374,16 @@ def _chunk(args: tuple) -> list[tuple[int, Walk, dict[str, Game]]]:
             others = seated(None, opponents, seating, seed, g)
             others[seat] = ToldAgent(seed=derive_seed(seed, "agent", g, seat))
             games[TOLD] = play(table, deal, seat, others)
-        table.deal(deal)
-        others = seated(None, opponents, seating, seed, g)
-        for s, agent in enumerate(others):
-            if agent is not None:
-                agent.reset(s, table.config)
-        out.append((g, walk(table, seat, others), games))
+        if games:
+            first = next(iter(games.values())).rounds[0].walk
+        else:
+            table.deal(deal)
+            others = seated(None, opponents, seating, seed, g)
+            for s, agent in enumerate(others):
+                if agent is not None:
+                    agent.reset(s, table.config)
+            first = walk(table, seat, others)
+        out.append((first, games))
     return out
 
 
@@ -410,15 +415,14 @@ def ceiling(
     games = _positive_games(games)
     _check_seed_and_workers(seed, workers)
     arrangements, games = deals(others, games)
-    found: list[tuple[int, Walk, dict[str, Game]]] = in_chunks(
+    found: list[tuple[Walk, dict[str, Game]]] = in_chunks(
         _chunk,
         lambda ids: (others, players, told, config, seed, ids, arrangements),
         games,
         workers,
         _progress(games, progress, f"{num_players}p ceiling against " + " ".join(specs.label(s) for s in others)),
     )
-    found.sort(key=lambda item: item[0])
-    result = Ceiling(others, players, num_players, games, seed, walks=[w for _, w, _ in found])
-    for label in [specs.label(p) for p in players] + ([TOLD] if told else []):
-        result.played[label] = [games[label] for _, _, games in found]
+    result = Ceiling(others, num_players, games, seed, walks=[w for w, _ in found])
+    for label in labels + ([TOLD] if told else []):
+        result.played[label] = [games[label] for _, games in found]
     return result

@@ -14,9 +14,10 @@ counts and stays in float32.
 
 **In float32** (the default, and a weighted posterior): the twin evaluates the scalar rule's
 float64 expressions, so that every threshold comparison agrees with the scalar player. JAX runs in
-float32 (a library must not switch on x64 for the process), and XLA contracts products and sums into fused multiply-adds as it sees fit, so a comparison whose two
-sides differ by less than float32 rounding (a near-tie: a target worth the bar to within ~1e-7, two
-targets worth about the same) may go the other way; ``tests/test_jax_players.py`` counts them.
+float32 (a library must not switch on x64 for the process), and XLA contracts products and sums
+into fused multiply-adds as it sees fit, so a comparison whose two sides differ by less than
+float32 rounding (a near-tie: a target worth the bar to within ~1e-7, two targets worth about the
+same) may go the other way; ``tests/test_jax_players.py`` counts them.
 
 What float64 decides *exactly*, float32 keeps exact where the rule reads it:
 
