@@ -3,8 +3,9 @@ persistent compile cache by a second run.
 
 Each config is trained twice, one iteration each (``--total-timesteps`` one rollout, evaluations cut
 to a few games against random), in a fresh process with a fresh cache folder for the script
-(``CKC_COMPILE_CACHE``): the first run compiles every program, the second reads them from the cache
-(tracing and lowering still run: the cache keeps XLA's compiled code). The seconds of each program,
+(``CKC_COMPILE_CACHE``): the first run traces, exports and compiles every program, the second reads
+them from the cache (the programs as traced, ``ckc_env.jax.exported``, and XLA's compiled code,
+so that it neither traces nor lowers them). The seconds of each program,
 and whether the cache had it, come from each run's ``summary.json``; with the runs' wall times they
 go to the JSON.
 

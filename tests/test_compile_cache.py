@@ -1,5 +1,6 @@
 """JAX's persistent compile cache as the commands use it (ckc_env.jax.compiled.prepare): its folder,
-refused where others may write, and a second process reading what the first compiled."""
+refused where others may write, and a second process reading what the first compiled, the program
+as traced (ckc_env.jax.exported) as well as XLA's code."""
 
 import os
 import subprocess
@@ -10,7 +11,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-from ckc_env.jax import compiled
+from ckc_env.jax import compiled, exported
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = """
 import sys
 import jax, jax.numpy as jnp
-from ckc_env.jax import compiled
+from ckc_env.jax import compiled, exported
 
 @compiled.entry(static=("depth",), what="a chain of sines", first="a second")
 def chain(x, depth):
@@ -32,6 +33,7 @@ jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
 print("folder", folder)
 print("value", float(chain(jnp.ones(4), depth=40).sum()))
 print("times", compiled.times)
+print("read", exported.read, "skipped", exported.skipped)
 """
 
 
@@ -49,8 +51,10 @@ def test_a_second_process_reads_the_program_the_first_compiled(tmp_path):
     assert "compiling a chain of sines (the first time a second on a 2-core CPU, cache:" in first
     assert "a chain of sines: compiled in" in first and "'cache': 'miss'" in first
     assert (folder.stat().st_mode & 0o777) == 0o700 and any(folder.iterdir())
+    assert "read [] skipped {}" in first and len(list((folder / exported.FOLDER).glob("*.jaxexport"))) == 1
     second = run_program(str(folder))
     assert "a chain of sines: read from the cache in" in second and "'cache': 'hit'" in second
+    assert "read ['__main__.chain'] skipped {}" in second  # neither traced nor lowered again
     value = [line for line in first.splitlines() if line.startswith("value")]
     assert value == [line for line in second.splitlines() if line.startswith("value")]
 

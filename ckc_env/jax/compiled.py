@@ -25,8 +25,10 @@ about a minute), so the commands (``ckc-train``, ``ckc-evaluate --engine jax``, 
 call :func:`prepare`: JAX's persistent compilation cache is turned on in :func:`cache_folder`
 (``$CKC_COMPILE_CACHE``; ``off`` turns it off), and each program compiled is announced with what
 it is and how long it took (:data:`times` keeps the figures, for the run folder and the benchmarks'
-JSON). A second run of the same configuration reads its programs from the cache. The cache holds
-compiled programs that JAX runs, so it is trusted: a folder another user can write to is refused.
+JSON). A second run of the same configuration reads its programs from the cache: XLA's code, and
+the programs themselves as traced (:mod:`ckc_env.jax.exported`), so that it neither traces nor
+lowers them again. The cache holds programs that JAX runs, so it is trusted: a folder another user
+can write to is refused.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 import jax
+
+from . import exported
 
 KEEP = 4
 """Programs kept per entry point (the configurations a run or a notebook is using)."""
@@ -82,6 +86,9 @@ class Entry:
             program = jax.jit(lambda dynamic: self.fun(**fixed, **dynamic))
             if _announce:  # compiled ahead, timed (the call below finds the program compiled)
                 with compiling(self.what, self.first):
+                    program = exported.program(
+                        _cache, f"{self.__module__}.{self.__qualname__}", program, statics, dynamic
+                    )
                     program.lower(dynamic).compile()
         self.programs[key] = program
         return program(dynamic)
@@ -177,6 +184,11 @@ def prepare(announce: bool = True) -> Path | None:
     jax.config.update("jax_compilation_cache_dir", str(folder))
     _cache = folder
     return folder
+
+
+def cache() -> Path | None:
+    """The persistent cache's folder in use (None before :func:`prepare`, or with no cache)."""
+    return _cache
 
 
 @contextmanager

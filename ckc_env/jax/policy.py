@@ -231,6 +231,12 @@ class AgentPolicy:
     def __repr__(self) -> str:
         return f"AgentPolicy({self.name!r}, {self.version}, belief_features={self.belief_features!r})"
 
+    def program_key(self) -> tuple[Any, ...]:
+        """What of the file shapes a compiled program (``jax.exported``): its network and what its
+        card says of its play, not its name, path or training record."""
+        card = self.card
+        return (card.version, card.belief_features, card.players, card.policy, card.value, self.params)
+
 
 _POLICIES: dict[PolicyNetwork, AgentPolicy] = {}
 

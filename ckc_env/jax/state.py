@@ -154,6 +154,7 @@ _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(RoundRecord))
 
 
 def _pytree(cls: type) -> type:
+    cls.__module__ = __name__  # made by make_dataclass: named after this module (jax.export writes it so)
     names = [f.name for f in dataclasses.fields(cls)]
     return jax.tree_util.register_dataclass(cls, data_fields=names, meta_fields=[])
 

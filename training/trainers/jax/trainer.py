@@ -190,16 +190,17 @@ class JAXTrainer(Trainer):
     def learn(self, run: Run) -> None:
         import jax
 
-        from ckc_env.jax import compiled
+        from ckc_env.jax import compiled, exported
 
         config = self.config
         rollout = rollout_size(config)
         progress = self.progress_log
         iterate = compile_chunk(self.env, config, 1)  # one compiled call per iteration: one compilation per run
+        first = self.runner._replace(env_state=self.runner.env_state._replace(weights=self.device_weights()))
         with compiled.compiling("the training iteration", FIRST_ITERATION):
-            iterate.lower(
-                self.runner._replace(env_state=self.runner.env_state._replace(weights=self.device_weights()))
-            ).compile()
+            # read back as traced by a run before this one where the cache has it (ckc_env.jax.exported)
+            iterate = exported.program(compiled.cache(), "the training iteration", iterate, (self.env, config), first)
+            iterate.lower(first).compile()
         if self.league is not None:  # the first refresh: the record and the weights of the members now
             self.refresh()
             cli.say(f"population: {', '.join(m.name for m in self.league.members)}", flush=True)
