@@ -41,6 +41,9 @@ def test_fingerprints_follow_what_builds_the_program():
     assert exported.fingerprint(partial(scaled, scale=one)) != exported.fingerprint(
         partial(scaled, scale=Scale(3.0, np.arange(3)))
     )
+    a, b = [1], [2]  # an object met again is fed as the one it is
+    assert exported.fingerprint((a, b, a)) != exported.fingerprint((a, b, b))
+    assert exported.fingerprint((a, a)) != exported.fingerprint((a, [1]))
     with pytest.raises(exported.UnkeyedError):
         exported.fingerprint(object.__new__(type("Opaque", (), {"__slots__": ()})))
 

@@ -88,11 +88,14 @@ def fingerprint(value: Any) -> bytes:
     """A digest of ``value`` (static arguments: rules, forms, environments, configs) that two runs
     give alike when it builds the same program; :class:`UnkeyedError` for a kind it does not know."""
     digest = hashlib.sha256()
-    _feed(digest, value, set())
+    _feed(digest, value, {})
     return digest.digest()
 
 
-def _feed(digest: Any, value: Any, seen: set[int]) -> None:
+def _feed(digest: Any, value: Any, seen: dict[int, tuple[int, Any]]) -> None:
+    """Feed ``value`` to ``digest``; ``seen`` numbers the containers met so far in their order
+    (a second meeting feeds its number) and holds them, so that no id is reused by a later object."""
+
     def put(*parts: Any) -> None:
         for part in parts:
             digest.update(part if isinstance(part, bytes) else repr(part).encode())
@@ -124,9 +127,9 @@ def _feed(digest: Any, value: Any, seen: set[int]) -> None:
         put("dtype", str(value))
         return
     if id(value) in seen:
-        put("again")
+        put("again", seen[id(value)][0])
         return
-    seen.add(id(value))
+    seen[id(value)] = (len(seen), value)
     if isinstance(value, (list, tuple)):
         put(type(value).__qualname__, len(value))
         for item in value:
@@ -162,7 +165,12 @@ def _feed(digest: Any, value: Any, seen: set[int]) -> None:
         for part in (code.co_consts, value.__defaults__, value.__kwdefaults__):
             _feed(digest, part, seen)
         for cell in value.__closure__ or ():
-            _feed(digest, cell.cell_contents, seen)
+            try:
+                contents = cell.cell_contents
+            except ValueError:  # a cell not yet filled
+                put("empty cell")
+                continue
+            _feed(digest, contents, seen)
         return
     if isinstance(value, types.CodeType):
         put("code", value.co_qualname, value.co_code)
@@ -275,7 +283,7 @@ def program(folder: Path | None, name: str, jitted: Callable[..., Any], statics:
         return jitted
     try:
         key = _key(name, statics, arguments)
-    except UnkeyedError as why:
+    except (UnkeyedError, TypeError, ValueError, OSError) as why:  # a value without bytes (a key), a file unread
         skipped[name] = f"not keyed: {why}"
         return jitted
     from jax import export
