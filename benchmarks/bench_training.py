@@ -163,6 +163,12 @@ def env_rate(config, steps: int) -> float:
 SNAPSHOT = str(ROOT / "checkpoints/ppo_5p_scratch/best_model.json")
 """A learner's snapshot for SB3's self-play cost: a shipped 5-player agent file, net_arch [256, 256]."""
 
+DECISION_WARMUP = 320
+"""Table steps the one-decision loop plays untimed first: every game is dealt at once at the
+start, so their first round's phases run in step for a while (the learner acts in fewer of them,
+whole-batch deals and round ends come together); timed from there, a measurement sees the games
+drifted apart, as in a run."""
+
 JAX_CHUNKS: dict[tuple[str, str], tuple] = {}
 """The device path's compiled iterations and runner, per recipe and opponent (compiled once per run)."""
 
@@ -181,7 +187,7 @@ def jax_rate(config, opponent: str, iterations: int, loop: str = "learner") -> f
     import jax
 
     from ckc_env.jax import compiled
-    from ckc_env.training.trainers.jax.network import rollout_size
+    from ckc_env.training.trainers.jax.network import Hyper, rollout_size
     from ckc_env.training.trainers.jax.trainer import build_env, start_runner
     from ckc_env.training.trainers.jax.update import compile_chunk
 
@@ -193,8 +199,13 @@ def jax_rate(config, opponent: str, iterations: int, loop: str = "learner") -> f
         chunk = compile_chunk(env, setup, iterations)
         with compiled.compiling(f"the training iteration vs 4 {opponent} ({loop} loop)"):
             chunk.lower(runner).compile()
-        runner, figures = chunk(runner)  # the first call, untimed
-        jax.block_until_ready(figures)
+        played = 0
+        while True:  # untimed: the first call, and on the one-decision loop until the games have
+            runner, figures = chunk(runner)  # drifted apart from their common first deal
+            jax.block_until_ready(figures)
+            played += iterations * Hyper.of(setup).n_steps
+            if loop != "decision" or played >= DECISION_WARMUP:
+                break
         JAX_CHUNKS[key] = (chunk, runner, rollout_size(setup))
     chunk, runner, rollout = JAX_CHUNKS[key]
     start = time.perf_counter()
@@ -246,8 +257,9 @@ def jax_env_rate(config, opponent: str, steps: int, loop: str = "learner") -> fl
 
             state = (state, mask)
             scan = jax.jit(lambda state, k: jax.lax.scan(one, state, jax.random.split(k, length)))
-        state, (counted, _) = scan(state, jax.random.key(1))
-        jax.block_until_ready(counted)
+        for warm in range(1 if loop != "decision" else -(-DECISION_WARMUP // length)):  # as jax_rate
+            state, (counted, _) = scan(state, jax.random.key(1 + 100 * warm))
+            jax.block_until_ready(counted)
         JAX_CHUNKS[key] = (scan, state)
     scan, state = JAX_CHUNKS[key]
     start = time.perf_counter()

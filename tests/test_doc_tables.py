@@ -275,20 +275,31 @@ QUOTES = [
     ),
     (
         "docs/device.md",
-        "The first run of `scratch_jax.yaml` on the 2-core CPU spends {} s compiling (the training iteration {} s,",
+        "The first run of `scratch_jax.yaml` on the 2-core CPU spends {} s compiling (the learner's first deal {} s, "
+        "the games' deal {}, the evaluations' tournament {}, the training iteration {}); a second run of the same "
+        "config **{} s** ({}, {}, {} and {})",
         COMPILE,
         lambda r: [
-            f"{r['runs']['scratch_jax, first']['compile_seconds']:.0f}",
-            f"{r['runs']['scratch_jax, first']['programs']['the training iteration']['seconds']:.0f}",
+            f"{r['runs'][run]['compile_seconds']:.{digits}f}"
+            if part is None
+            else f"{r['runs'][run]['programs'][part]['seconds']:.{digits}f}"
+            for run, digits in (("scratch_jax, first", 0), ("scratch_jax, cached", 1))
+            for part in (
+                None,
+                "the learner's first deal (reset)",
+                "the games' deal",
+                "a tournament's games",
+                "the training iteration",
+            )
         ],
     ),
     (
         "docs/device.md",
-        "a second run of the same config {} s reading the programs back from the cache (the iteration {} s:",
+        "`self_play_jax.yaml`: {} s the first time, **{} s** cached",
         COMPILE,
         lambda r: [
-            f"{r['runs']['scratch_jax, cached']['compile_seconds']:.0f}",
-            f"{r['runs']['scratch_jax, cached']['programs']['the training iteration']['seconds']:.0f}",
+            f"{r['runs']['self_play_jax, first']['compile_seconds']:.0f}",
+            f"{r['runs']['self_play_jax, cached']['compile_seconds']:.1f}",
         ],
     ),
     (
@@ -325,8 +336,14 @@ QUOTES = [
     ),
     (
         "docs/device.md",
+        "past the goal of 3x, and at {}x against four random",
+        DECISIONS,
+        lambda r: [f"{r['ratios']['jax decisions / vector, vs 4 random']:.2f}"],
+    ),
+    (
+        "docs/device.md",
         "{}x SB3's vector path with one decision per step ({}x with the learner's view), and the environment alone "
-        "at {}x the NumPy one's (the learner's view: {}x)",
+        "at **{}x** the NumPy one's (the learner's view: {}x)",
         DECISIONS,
         lambda r: [
             f"{r['ratios'][name]:.2f}"
