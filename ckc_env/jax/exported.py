@@ -130,8 +130,8 @@ def _feed(digest: Any, value: Any, seen: dict[int, tuple[int, Any]]) -> None:
         put("again", seen[id(value)][0])
         return
     seen[id(value)] = (len(seen), value)
-    if isinstance(value, (list, tuple)):
-        put(type(value).__qualname__, len(value))
+    if isinstance(value, (list, tuple)):  # a named tuple's class by its module and name too
+        put(type(value).__module__, type(value).__qualname__, len(value))
         for item in value:
             _feed(digest, item, seen)
         return
