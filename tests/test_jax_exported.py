@@ -133,3 +133,14 @@ def test_an_agent_file_is_keyed_by_its_network_not_its_path(tmp_path):
     final = policy.load(source / "final_model.json")
     assert exported.fingerprint(here) == exported.fingerprint(there)
     assert exported.fingerprint(here) != exported.fingerprint(final)
+
+
+def test_a_folder_in_the_way_leaves_the_run_going(tmp_path):
+    exported.skipped.clear()
+    _, first = run(tmp_path)
+    (program_file,) = (tmp_path / exported.FOLDER).glob("*.jaxexport")
+    program_file.unlink()
+    program_file.mkdir()  # where the program would be written: refused, the program still runs
+    _, again = run(tmp_path)
+    assert np.array_equal(first, again) and exported.skipped["test.scaled"].startswith("not kept:")
+    assert program_file.is_dir() and not any(program_file.iterdir())

@@ -30,9 +30,7 @@ import enum
 import functools
 import hashlib
 import json
-import os
 import sys
-import tempfile
 import types
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePath
@@ -40,6 +38,8 @@ from typing import Any
 
 import jax
 import numpy as np
+
+from ..files import write_atomic
 
 FOLDER = "programs"
 """The cache folder's subfolder that holds the exported programs."""
@@ -300,9 +300,13 @@ def program(folder: Path | None, name: str, jitted: Callable[..., Any], statics:
     except (ValueError, TypeError, NotImplementedError, ImportError, UnkeyedError) as why:
         skipped[name] = f"not exported: {type(why).__name__}: {why}"
         return jitted
-    path.parent.mkdir(mode=0o700, exist_ok=True)
-    _write(path.with_suffix(".json"), json.dumps({"trees": trees, "sha256": hashlib.sha256(data).hexdigest()}).encode())
-    _write(path, data)
+    about = json.dumps({"trees": trees, "sha256": hashlib.sha256(data).hexdigest()})
+    try:  # each file whole, renamed into place (a link there replaced); the description first
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        write_atomic(path.with_suffix(".json"), about)
+        write_atomic(path, data)
+    except (OSError, ValueError) as why:  # a folder in the way, a full disk: this run goes on without
+        skipped[name] = f"not kept: {why}"
     return jax.jit(made.call)
 
 
@@ -324,25 +328,12 @@ def _read(path: Path, arguments: tuple[Any, ...]) -> Any:
     if any(cls is None for cls in classes):
         return None
     try:
-        _register_tree(jax.tree_util.tree_structure(arguments))
         for cls in classes:
             _register(cls)
         kept = export.deserialize(bytearray(data))
     except Exception:  # a file that does not read is exported again, whatever the reason
         return None
     return kept if kept.in_tree == jax.tree_util.tree_structure((arguments, {})) else None
-
-
-def _write(path: Path, data: bytes) -> None:
-    """``data`` written whole under a temporary name in ``path``'s folder, then renamed onto it."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 __all__ = ["FOLDER", "UnkeyedError", "fingerprint", "program", "read", "skipped"]
