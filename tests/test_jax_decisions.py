@@ -85,6 +85,44 @@ def test_each_seat_s_advantages_run_along_its_own_decisions():
     assert np.all(np.asarray(paid)[~learner] == 0)
 
 
+def test_a_minibatch_s_gradient_taken_in_parts_is_the_whole_one_s():
+    """A weighted minibatch's loss summed over parts of its rows, each with the whole minibatch's
+    normalisers, has the whole one's gradient and figures: the padding's parts can be skipped."""
+    from ckc_env.engine.actions import N_ACTIONS
+    from ckc_env.training.trainers.jax.network import Hyper, init_network
+    from ckc_env.training.trainers.jax.update import normalisers, ppo_loss
+
+    config = parse_config(SELF_PLAY)
+    hyper = Hyper(ent_coef=0.01, clip_range_vf=0.3)
+    rows, inputs, filled, part = 64, 12, 37, 8
+    keys = jax.random.split(jax.random.key(4), 8)
+    params = init_network(keys[0], inputs, config)
+    mask = jax.random.bernoulli(keys[1], 0.5, (rows, N_ACTIONS)).at[:, 0].set(True)
+    action = jnp.argmax(mask & jax.random.bernoulli(keys[2], 0.5, (rows, N_ACTIONS)), axis=-1)
+    data = (
+        jax.random.normal(keys[3], (rows, inputs)),
+        mask,
+        action,
+        -jax.random.uniform(keys[4], (rows,), maxval=3.0),
+        jax.random.normal(keys[5], (rows,)),
+        jax.random.normal(keys[6], (rows,)),
+        jax.random.normal(keys[7], (rows,)),
+    )
+    weight = (jnp.arange(rows) < filled).astype(jnp.float32)
+    grad = jax.grad(lambda p, d, w, n=None: ppo_loss(hyper, p, d, w, n), has_aux=True)
+    whole, whole_figures = grad(params, data, weight)
+    norm = normalisers(data[5], weight)
+    parts = [
+        grad(params, tuple(x[k : k + part] for x in data), weight[k : k + part], norm) for k in range(0, filled, part)
+    ]
+    summed = jax.tree_util.tree_map(lambda *xs: sum(xs), *[g for g, _ in parts])
+    for a, b in zip(jax.tree_util.tree_leaves(whole), jax.tree_util.tree_leaves(summed), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-6)
+    for name, value in whole_figures.items():
+        assert abs(float(value) - sum(float(f[name]) for _, f in parts)) < 1e-5, name
+    assert len(parts) == 5  # the rows past the last learner entry were never computed
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [
@@ -128,6 +166,24 @@ def test_a_population_s_snapshot_members_are_a_table_of_self_each_bound_to_its_s
     assert np.all(env.seat_form[2:, 4, 1:4] == table.SNAPSHOT)  # every opponent of a snapshot member
     with pytest.raises(ValueError, match="member_slot"):
         table.TableEnv.build({"num_players": 4}, ["self"], snapshots=1, member_slot=(1,))
+
+
+def test_an_opponent_holding_most_seats_decides_for_the_whole_batch_others_for_a_quarter_at_a_time():
+    """Gathering an opponent's games costs more than deciding in the few where it does not act: a
+    form that holds half a table's seats or more decides for every game, one that holds fewer (over
+    the population, or at every count) for a quarter of the batch at a time."""
+    from ckc_env.jax import table_env as table
+
+    four = table.TableEnv.build({"num_players": 5}, ["bayes_v1"])
+    assert four.opponent_chunk(2048, 0) == 2048
+    mixed = table.TableEnv.build(
+        {"num_players": [3, 4]}, [{3: ["bayes_v1", "random"], 4: ["random", "bayes_v1", "random"]}]
+    )
+    assert [mixed.opponent_chunk(2048, i) for i in range(2)] == [512, 2048]  # bayes_v1 holds 1 seat of 3 or 4
+    population = table.TableEnv.build({"num_players": 4}, ["random", "bayes_v1", "bayes_v1", "random"])
+    assert [population.opponent_chunk(2048, i) for i in range(2)] == [512, 512]  # each in half the tables
+    snapshots = table.TableEnv.build({"num_players": 4}, ["self"], snapshots=2)
+    assert snapshots.opponent_chunk(2048, table.FROZEN) == 2048 and snapshots.opponent_chunk(8, table.FROZEN) == 8
 
 
 # ---------------------------------------------------------------------------------------------- on the engine

@@ -51,7 +51,8 @@ from .vector_env import (
 )
 
 OPPONENT_SHARE = 4
-"""The opponents decide for their games a quarter of the batch at a time (``tournament.decide_where``)."""
+"""An opponent that holds a small share of the seats decides for its games a quarter of the batch at
+a time (``tournament.decide_where``; :meth:`TableEnv.opponent_chunk`)."""
 LEARNER = -1
 """A seat the learner's network plays (its own, and the ``self`` seats with shared parameters)."""
 EMPTY = -2
@@ -80,6 +81,18 @@ class TableEnv(VectorEnv):
         if share >= 0.5:
             return size
         return game.pass_size(size, 4)
+
+    def opponent_chunk(self, size: int, role: int) -> int:
+        """How many games an opponent's ``role`` (a form's index, or :data:`FROZEN`) decides for at a
+        time: all of them where it holds half the seats or more (its largest share of a table's
+        seats over the counts dealt, averaged over the tables), so that nothing is gathered where
+        it acts in most games (four bayes_v1: about 96 games of 100 at a step, and gathering their
+        states cost 10% of the step on a CPU); else a quarter of the batch (:data:`OPPONENT_SHARE`)."""
+        held = np.where(self.seat_form == SNAPSHOT, FROZEN, self.seat_form) == role  # (members, 6, 5)
+        counts = np.arange(6)
+        share = held.sum(axis=-1) / np.maximum(counts, 1)  # (members, 6)
+        share = np.where(np.isin(counts, self.counts)[None, :], share, 0.0).max(axis=-1).mean()
+        return size if share >= 0.5 else max(1, size // OPPONENT_SHARE)
 
     @staticmethod
     def build(
@@ -226,18 +239,27 @@ def observe(
 
 
 def observed(
-    env: TableEnv, ts: TableState, then: Any, seats: jax.Array | None = None, where: jax.Array | None = None
+    env: TableEnv,
+    ts: TableState,
+    then: Any,
+    seats: jax.Array | None = None,
+    where: jax.Array | None = None,
+    extras: tuple = (),
 ) -> tuple[Any, jax.Array]:
-    """:func:`observe`, with ``then`` (batched: e.g. the observations with a network's logits and
-    value) applied to the observations in the same gathered chunks: the network runs for the games
-    ``where`` the learner acts, not over the batch (zeros elsewhere), and the legal actions."""
+    """:func:`observe`, with ``then(obs, *extras)`` (batched: e.g. the observations with a network's
+    logits and value, or its sampled action given the legal actions and a key per game in
+    ``extras``, each (B, ...)) applied to the observations in the same gathered chunks: the network
+    runs for the games ``where`` the learner acts, not over the batch (zeros elsewhere), and the
+    legal actions."""
     if seats is None:
         seats = acting(ts)[0]
     one = jax.vmap(partial(observation.observe, env.rules, layout=env.layout))
     mask = game.legal_action_mask(env.rules, ts.games)
     if where is None:
-        return then(one(ts.games, seats)), mask
-    return computed_where(where, lambda g, s: then(one(g, s)), (ts.games, seats), env.chunk(seats.shape[0])), mask
+        return then(one(ts.games, seats), *extras), mask
+    inputs = (ts.games, seats, *extras)
+    chunk = env.chunk(seats.shape[0])
+    return computed_where(where, lambda g, s, *more: then(one(g, s), *more), inputs, chunk), mask
 
 
 def computed_where(flags: jax.Array, fun: Any, inputs: Any, chunk: int) -> Any:
@@ -274,7 +296,7 @@ def step(env: TableEnv, ts: TableState, learner_actions: jax.Array) -> tuple[Tab
     carries = []
     for i, (form, carry) in enumerate(zip(env.forms, ts.carries, strict=True)):
         decide = partial(form.act, env.rules, weights=form.weights())
-        chosen, moved = decide_where(live & (who == i), decide, games, carry, max(1, size // OPPONENT_SHARE))
+        chosen, moved = decide_where(live & (who == i), decide, games, carry, env.opponent_chunk(size, i))
         actions = actions + chosen
         carries.append(moved)
     if env.snapshots:
@@ -282,7 +304,8 @@ def step(env: TableEnv, ts: TableState, learner_actions: jax.Array) -> tuple[Tab
         noise = jax.random.gumbel(noise_key, (size, 40), F32)
         frozen = partial(_frozen_actions, env, ts.frozen, ts.taken)
         inputs = (games, seat, ts.pick, noise)
-        actions = actions + computed_where(live & (who == FROZEN), frozen, inputs, max(1, size // OPPONENT_SHARE))
+        chunk = env.opponent_chunk(size, FROZEN)
+        actions = actions + computed_where(live & (who == FROZEN), frozen, inputs, chunk)
         ts = ts._replace(key=key)
     games = game.step(env.rules, games, actions)
     first = jax.nn.one_hot(seat, SEATS, dtype=bool) & live[:, None]  # the acting seat: paid what it earned at the deal

@@ -55,10 +55,33 @@ def make_optimizer(hyper: Hyper):
     return optax.chain(optax.clip_by_global_norm(hyper.max_grad_norm), optax.adam(hyper.learning_rate, eps=1e-5))
 
 
-def ppo_loss(hyper: Hyper, params: Any, data: tuple, weight: Any = None) -> tuple[Any, dict[str, Any]]:
+class Normalisers(NamedTuple):
+    """What a weighted minibatch's means divide by, and its advantages' mean and scale: computed once
+    for the whole minibatch, so that its loss taken part by part adds up to the whole one's."""
+
+    total: Any
+    advantage_mean: Any
+    advantage_scale: Any
+
+
+def normalisers(advantage: Any, weight: Any) -> Normalisers:
+    """The :class:`Normalisers` of a minibatch's ``advantage`` with ``weight`` (0 or 1 per entry)."""
+    import jax.numpy as jnp
+
+    total = jnp.maximum(weight.sum(), 1.0)
+    centre = jnp.sum(advantage * weight) / total
+    scale = jnp.sqrt(jnp.sum((advantage - centre) ** 2 * weight) / total) + 1e-8
+    return Normalisers(total, centre, scale)
+
+
+def ppo_loss(
+    hyper: Hyper, params: Any, data: tuple, weight: Any = None, norm: Normalisers | None = None
+) -> tuple[Any, dict[str, Any]]:
     """MaskablePPO's loss on a minibatch ``(obs, mask, action, old log-prob, old value, advantage,
     target)`` and its figures; ``weight`` (0 or 1 per entry) leaves entries out of every mean (a
-    minibatch of the one-decision-per-step loop past its last learner entry)."""
+    minibatch of the one-decision-per-step loop past its last learner entry). With ``norm`` (the
+    whole minibatch's :func:`normalisers`), ``data`` is a part of that minibatch and the loss and
+    figures are its share of the whole's: the parts' sum."""
     import jax.numpy as jnp
 
     from ckc_env.jax import policy
@@ -66,10 +89,11 @@ def ppo_loss(hyper: Hyper, params: Any, data: tuple, weight: Any = None) -> tupl
     if weight is None:
         mean = jnp.mean
     else:
-        total = jnp.maximum(weight.sum(), 1.0)
+        if norm is None:
+            norm = normalisers(data[5], weight)
 
         def mean(x: Any) -> Any:
-            return jnp.sum(x * weight) / total
+            return jnp.sum(x * weight) / norm.total
 
     obs, mask, action, old_log_prob, old_value, advantage, target = data
     log_probs = masked_log_probs(policy.raw_logits(params, obs), mask)
@@ -79,8 +103,7 @@ def ppo_loss(hyper: Hyper, params: Any, data: tuple, weight: Any = None) -> tupl
         if weight is None:
             advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
         else:
-            centred = advantage - mean(advantage)
-            advantage = centred / (jnp.sqrt(mean(centred**2)) + 1e-8)
+            advantage = (advantage - norm.advantage_mean) / norm.advantage_scale
     log_ratio = log_prob - old_log_prob
     ratio = jnp.exp(log_ratio)
     clipped = jnp.clip(ratio, 1 - hyper.clip_range, 1 + hyper.clip_range)
