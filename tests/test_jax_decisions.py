@@ -85,6 +85,33 @@ def test_each_seat_s_advantages_run_along_its_own_decisions():
     assert np.all(np.asarray(paid)[~learner] == 0)
 
 
+def test_only_the_seats_still_to_decide_at_the_rollout_s_end_read_their_bootstrap_value():
+    """The rollout's end values are observed only where ``bootstrapped`` says: the advantages are
+    the same with every other seat's value zeroed, and different when a bootstrapped one is."""
+    from ckc_env.training.trainers.jax.decisions import bootstrapped
+
+    rng = np.random.default_rng(7)
+    steps, size = 12, 16
+    learner = rng.random((steps, size)) < 0.4
+    batch = Decided(
+        None, None, None, None,
+        jnp.asarray(rng.normal(size=(steps, size)), jnp.float32),
+        jnp.asarray(learner),
+        jnp.asarray(rng.integers(0, 4, (steps, size)), jnp.int32),
+        jnp.asarray(rng.normal(size=(steps, size, 5)), jnp.float32),
+        jnp.asarray(rng.random((steps, size)) < 0.1),
+    )  # fmt: skip
+    last = jnp.asarray(rng.normal(size=(size, 5)), jnp.float32)
+    read = np.asarray(bootstrapped(batch))
+    assert 0 < read.sum() < read.size
+    full = seat_advantages(batch, last, 0.99, 0.95)[0]
+    kept = seat_advantages(batch, jnp.where(read, last, 0.0), 0.99, 0.95)[0]
+    np.testing.assert_array_equal(np.asarray(full), np.asarray(kept))
+    b, s = np.argwhere(read)[0]
+    changed = seat_advantages(batch, last.at[b, s].add(1.0), 0.99, 0.95)[0]
+    assert not np.array_equal(np.asarray(full), np.asarray(changed))
+
+
 def test_a_minibatch_s_gradient_taken_in_parts_is_the_whole_one_s():
     """A weighted minibatch's loss summed over parts of its rows, each with the whole minibatch's
     normalisers, has the whole one's gradient and figures: the padding's parts can be skipped."""

@@ -72,6 +72,17 @@ def seat_advantages(batch: Decided, last_values: Any, gamma: float, lam: float) 
     return advantage, advantage + batch.value, paid
 
 
+def bootstrapped(batch: Decided) -> Any:
+    """(B, 5) bool: the seats whose value at the rollout's end :func:`seat_advantages` reads, those
+    with a learner entry in their slot's last game, which has not ended (its entries after the
+    slot's last ``done``)."""
+    import jax.numpy as jnp
+
+    ended_later = jnp.cumsum(batch.done[::-1], axis=0)[::-1] > 0  # (T, B): the slot's game ends at t or after
+    open_entries = batch.learner & ~ended_later
+    return jnp.any(open_entries[:, :, None] & (batch.seat[:, :, None] == jnp.arange(5)), axis=0)
+
+
 def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tuple[Runner, dict[str, Any]]]:
     """One PPO iteration on :mod:`ckc_env.jax.table_env` as a pure function of the :class:`Runner`
     (its ``obs`` and ``mask`` unused: each step observes the acting seats)."""
@@ -111,10 +122,12 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
         games = (out.done, out.win_share, out.points, out.margin, out.member)
         return (params, ts, key), (kept, games)
 
-    def last_values(params: Any, ts: Any) -> Any:
-        """(B, 5) the value of each learner's seat's own observation at the rollout's end (observed
-        in the games where the learner holds the seat alone; 0 elsewhere, where nothing reads it)."""
-        held = ts.role == table.LEARNER
+    def last_values(params: Any, ts: Any, batch: Decided) -> Any:
+        """(B, 5) the value of each learner's seat's own observation at the rollout's end, observed
+        where the seat has a learner entry in the rollout's last game of the slot (its bootstrap);
+        0 elsewhere, where nothing reads it (against four bayes_v1 most slots hold no learner
+        entry since their last deal: their observations are not computed)."""
+        held = (ts.role == table.LEARNER) & bootstrapped(batch)
 
         def of_seat(seat: Any) -> Any:
             values = lambda obs: policy.values(params, obs)  # noqa: E731
@@ -184,7 +197,7 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
         key, rollout_key, epoch_key = jax.random.split(runner.key, 3)
         carry = (runner.params, runner.env_state, rollout_key)
         (params, ts, _), (batch, games) = lax.scan(rollout_step, carry, None, hyper.n_steps)
-        advantage, target, paid = seat_advantages(batch, last_values(params, ts), hyper.gamma, hyper.gae_lambda)
+        advantage, target, paid = seat_advantages(batch, last_values(params, ts, batch), hyper.gamma, hyper.gae_lambda)
         flat = lambda x: x.reshape((total, *x.shape[2:]))  # noqa: E731
         data = tuple(
             flat(x) for x in (batch.obs, batch.mask, batch.action, batch.log_prob, batch.value, advantage, target)
