@@ -343,7 +343,7 @@ QUOTES = [
     ),
     (
         "docs/device.md",
-        "the environment alone runs at **{}x** the NumPy one's (the learner's view: {}x), past the goal of 2x, and "
+        "the environment alone runs at **{}x** the NumPy one's (the learner's view: {}x), at the goal of 2x, and "
         "the device path trains at {}x SB3's vector path with one decision per step ({}x with the learner's view)",
         DECISIONS,
         lambda r: [
