@@ -143,8 +143,9 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
         batches = (count + batch_size - 1) // batch_size  # the minibatches that hold learner entries
 
         def in_parts(params: Any, rows: tuple, weight: Any, filled: Any) -> tuple[Any, dict[str, Any]]:
-            """The minibatch's gradient and figures, summed over its parts that hold learner
-            entries (``filled`` of them lead the minibatch): the whole one's, from those rows alone."""
+            """The minibatch's gradient and figures: taken whole where its learner entries fill it,
+            else summed over its parts that hold them (``filled`` of them lead the minibatch): the
+            whole one's, from those rows alone (a full minibatch in parts ran 10-20% slower)."""
             norm = normalisers(rows[5], weight)
 
             def one_part(loop: tuple) -> tuple:
@@ -154,10 +155,14 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
                 more, shares = grad(params, part, own, norm)
                 return index + 1, optax.tree_utils.tree_add(grads, more), optax.tree_utils.tree_add(figures, shares)
 
-            start = (jnp.int32(0), optax.tree_utils.tree_zeros_like(params), {name: jnp.float32(0) for name in FIGURES})
-            parts = (filled + part_size - 1) // part_size
-            _, grads, figures = lax.while_loop(lambda loop: loop[0] < parts, one_part, start)
-            return grads, figures
+            def partly() -> tuple[Any, dict[str, Any]]:
+                zeros = {name: jnp.float32(0) for name in FIGURES}
+                start = (jnp.int32(0), optax.tree_utils.tree_zeros_like(params), zeros)
+                parts = (filled + part_size - 1) // part_size
+                _, grads, figures = lax.while_loop(lambda loop: loop[0] < parts, one_part, start)
+                return grads, figures
+
+            return lax.cond(filled >= batch_size, lambda: grad(params, rows, weight, norm), partly)
 
         def minibatch(loop: tuple) -> tuple:
             step, params, opt_state, going, sums, order = loop
