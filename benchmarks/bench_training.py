@@ -234,8 +234,9 @@ def jax_env_rate(config, opponent: str, steps: int, loop: str = "learner") -> fl
     """Learner steps/s of the device path's environment alone: ``lax.scan`` over its step with
     uniformly random legal learner actions, timed after a compiling call (the learner's view:
     ``vector_env.step``, a learner step each; the table's: ``table_env.step``, a decision of every
-    game each, the learner's counted; the actions: :func:`uniform_actions`). The learner's observations are summed into the output, so
-    that XLA computes them as the trainer and the NumPy environment do."""
+    game each, the learner's counted; the actions: :func:`uniform_actions`). The learner's
+    observations are summed into the output, so that XLA computes them as the trainer and the NumPy
+    environment do."""
     import jax
     import jax.numpy as jnp
 

@@ -301,7 +301,7 @@ def add_at(array: jax.Array, index: jax.Array, value: jax.Array) -> jax.Array:
 
 def choose(flag: jax.Array, then: Any, otherwise: Any) -> Any:
     """Every array of ``then`` where ``flag``, else of ``otherwise`` (a branch-free ``if`` on a state);
-    an array both sides share is kept as it is (so a loop sees which fields a step leaves alone)."""
+    an array both sides share is kept as it is (no select traced for it)."""
     return jax.tree_util.tree_map(lambda a, b: a if a is b else jnp.where(flag, a, b), then, otherwise)
 
 

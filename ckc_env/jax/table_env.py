@@ -245,16 +245,18 @@ def observed(
     seats: jax.Array | None = None,
     where: jax.Array | None = None,
     extras: tuple = (),
+    mask: jax.Array | None = None,
 ) -> tuple[Any, jax.Array]:
     """:func:`observe`, with ``then(obs, *extras)`` (batched: e.g. the observations with a network's
     logits and value, or its sampled action given the legal actions and a key per game in
     ``extras``, each (B, ...)) applied to the observations in the same gathered chunks: the network
     runs for the games ``where`` the learner acts, not over the batch (zeros elsewhere), and the
-    legal actions."""
+    legal actions (``mask``, where the caller has them already)."""
     if seats is None:
         seats = acting(ts)[0]
     one = jax.vmap(partial(observation.observe, env.rules, layout=env.layout))
-    mask = game.legal_action_mask(env.rules, ts.games)
+    if mask is None:
+        mask = game.legal_action_mask(env.rules, ts.games)
     if where is None:
         return then(one(ts.games, seats), *extras), mask
     inputs = (ts.games, seats, *extras)

@@ -115,8 +115,9 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
             log_prob = jnp.take_along_axis(log_probs, action[:, None], axis=1)[:, 0]
             return obs, action, log_prob, policy.values(params, obs)
 
-        extras = (game.legal_action_mask(env.rules, ts.games), jax.random.split(sample_key, size))
-        (obs, action, log_prob, value), mask = table.observed(env, ts, network, seat, where=learner, extras=extras)
+        mask = game.legal_action_mask(env.rules, ts.games)
+        extras = (mask, jax.random.split(sample_key, size))
+        (obs, action, log_prob, value), _ = table.observed(env, ts, network, seat, learner, extras, mask)
         ts, out = table.step(env, ts, action)
         kept = Decided(obs, mask, action, log_prob, value, out.learner, out.seat, out.reward, out.done)
         games = (out.done, out.win_share, out.points, out.margin, out.member)
