@@ -215,6 +215,37 @@ def test_an_opponent_holding_most_seats_decides_for_the_whole_batch_others_for_a
 
 # ---------------------------------------------------------------------------------------------- on the engine
 @pytest.mark.slow
+def test_keeping_the_learner_s_rows_alone_learns_what_keeping_every_slot_learns(monkeypatch):
+    """Against bots the rollout keeps the observations of the learner's decisions alone (a few
+    rows a step, gathered), not one per slot: the same games are played and the update is the same
+    (its minibatch shuffled apart: rounding only); a step with more of its decisions than the rows
+    plays them all and learns from the rows."""
+    from ckc_env.training.trainers.jax import decisions
+    from ckc_env.training.trainers.jax.trainer import build_env, start_runner
+
+    against = {**SELF_PLAY, "opponents": ["random"], "self_play": DROP, "game": {"num_players": 5}}
+    against["vector"] = {"num_envs": 64, "loop": "decision"}
+    against["ppo"] = {**SELF_PLAY["ppo"], "batch_size": 512}  # one minibatch an epoch: its order alone differs
+    config = parse_config({key: value for key, value in against.items() if value is not DROP})
+    env = build_env(config)
+    runner = start_runner(config, env, np.ones(1))
+    results = {}
+    for rows in (64, 32, 4):  # every slot a row; the learner's decisions alone; fewer rows than them
+        monkeypatch.setattr(decisions, "kept_rows", lambda *_, rows=rows: rows)
+        iteration = jax.jit(decisions.make_decision_update(env, config))
+        results[rows] = iteration(runner)
+    (dense, every), (kept, rows_only), (few, fewer) = (results[r] for r in (64, 32, 4))
+    for name in ("learner_steps", "games", "win_share_sum", "margin_sum", "return_sum"):
+        assert float(every[name]) == float(rows_only[name]) == float(fewer[name]), name
+    assert float(rows_only["unkept_decisions"]) == 0 < float(fewer["unkept_decisions"]) < float(fewer["learner_steps"])
+    for a, b in zip(jax.tree_util.tree_leaves(dense.params), jax.tree_util.tree_leaves(kept.params), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-3, atol=1e-5)
+    for name in ("value_loss", "approx_kl", "explained_variance"):
+        assert abs(float(every[name]) - float(rows_only[name])) < 1e-3 * max(1.0, abs(float(every[name]))), name
+    assert all(np.isfinite(np.asarray(x)).all() for x in jax.tree_util.tree_leaves(few.params))
+
+
+@pytest.mark.slow
 def test_every_game_advances_a_decision_per_step_and_the_learner_is_paid_its_margin():
     """Random play at tables of the learner and bots: every game slot advances one decision per
     step, the learner's entries are those of its seats, and the rewards of the learner's seat over a

@@ -254,7 +254,7 @@ def observed(
     legal actions (``mask``, where the caller has them already)."""
     if seats is None:
         seats = acting(ts)[0]
-    one = jax.vmap(partial(observation.observe, env.rules, layout=env.layout))
+    one = partial(observations, env)
     if mask is None:
         mask = game.legal_action_mask(env.rules, ts.games)
     if where is None:
@@ -262,6 +262,11 @@ def observed(
     inputs = (ts.games, seats, *extras)
     chunk = env.chunk(seats.shape[0])
     return computed_where(where, lambda g, s, *more: then(one(g, s), *more), inputs, chunk), mask
+
+
+def observations(env: TableEnv, games: State, seats: jax.Array) -> jax.Array:
+    """(b, layout.size) the observation of each of ``games``' seat ``seats`` ((b,) each)."""
+    return jax.vmap(partial(observation.observe, env.rules, layout=env.layout))(games, seats)
 
 
 def computed_where(flags: jax.Array, fun: Any, inputs: Any, chunk: int) -> Any:
@@ -344,6 +349,7 @@ __all__ = [
     "TableEnv",
     "TableState",
     "acting",
+    "observations",
     "observe",
     "observed",
     "reset",
