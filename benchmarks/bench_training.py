@@ -170,6 +170,9 @@ whole-batch deals and round ends come together); timed from there, a measurement
 drifted apart, as in a run."""
 
 JAX_CHUNKS: dict[tuple[str, str], tuple] = {}
+UNKEPT: dict[str, list[int]] = {}
+"""The one-decision loop's learner decisions played and not learned from in each timed call (the
+rollout's rows full: ``decisions.kept_rows``), per line: none, or the line's rate counts them."""
 """The device path's compiled iterations and runner, per recipe and opponent (compiled once per run)."""
 
 
@@ -214,6 +217,8 @@ def jax_rate(config, opponent: str, iterations: int, loop: str = "learner") -> f
     elapsed = time.perf_counter() - start
     JAX_CHUNKS[key] = (chunk, runner, rollout)
     steps = float(np.sum(figures["learner_steps"])) if "learner_steps" in figures else iterations * rollout
+    if "unkept_decisions" in figures:
+        UNKEPT.setdefault(f"{loop} loop vs 4 {opponent}", []).append(int(np.sum(figures["unkept_decisions"])))
     return steps / elapsed
 
 
@@ -481,6 +486,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name:32s} {value:9.2f}")
     for name, shares in UPDATE_SHARE.items():
         print(f"vector path {name}: share of the time in PPO's gradient steps {statistics.median(shares):.2f}")
+    for name, counts in UNKEPT.items():
+        print(f"{name}: learner decisions not kept in the timed calls {counts}")
     if args.json:
         from ckc_env.files import write_atomic
 
@@ -501,6 +508,7 @@ def main(argv: list[str] | None = None) -> None:
                     "jax_device": device,
                     "jax_compile_cache": None if cache is None else str(cache),
                     "jax_compile": _compile_times(),
+                    "unkept_decisions": UNKEPT,
                 },
                 indent=2,
             ),

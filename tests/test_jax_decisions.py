@@ -216,10 +216,10 @@ def test_an_opponent_holding_most_seats_decides_for_the_whole_batch_others_for_a
 # ---------------------------------------------------------------------------------------------- on the engine
 @pytest.mark.slow
 def test_keeping_the_learner_s_rows_alone_learns_what_keeping_every_slot_learns(monkeypatch):
-    """Against bots the rollout keeps the observations of the learner's decisions alone (a few
-    rows a step, gathered), not one per slot: the same games are played and the update is the same
-    (its minibatch shuffled apart: rounding only); a step with more of its decisions than the rows
-    plays them all and learns from the rows."""
+    """Against bots the rollout keeps the learner's decisions alone as rows (gathered a chunk at a
+    time), not an observation of every slot: the same games are played and the update is the same
+    (its minibatch shuffled apart: rounding only); a rollout with more of its decisions than the
+    rows plays them all and learns from the rows."""
     from ckc_env.training.trainers.jax import decisions
     from ckc_env.training.trainers.jax.trainer import build_env, start_runner
 
@@ -230,11 +230,11 @@ def test_keeping_the_learner_s_rows_alone_learns_what_keeping_every_slot_learns(
     env = build_env(config)
     runner = start_runner(config, env, np.ones(1))
     results = {}
-    for rows in (64, 32, 4):  # every slot a row; the learner's decisions alone; fewer rows than them
+    for rows in (512, 256, 16):  # every slot a row (8 steps x 64); the learner's decisions; fewer than them
         monkeypatch.setattr(decisions, "kept_rows", lambda *_, rows=rows: rows)
         iteration = jax.jit(decisions.make_decision_update(env, config))
         results[rows] = iteration(runner)
-    (dense, every), (kept, rows_only), (few, fewer) = (results[r] for r in (64, 32, 4))
+    (dense, every), (kept, rows_only), (few, fewer) = (results[r] for r in (512, 256, 16))
     for name in ("learner_steps", "games", "win_share_sum", "margin_sum", "return_sum"):
         assert float(every[name]) == float(rows_only[name]) == float(fewer[name]), name
     assert float(rows_only["unkept_decisions"]) == 0 < float(fewer["unkept_decisions"]) < float(fewer["learner_steps"])

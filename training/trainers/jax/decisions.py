@@ -26,32 +26,42 @@ from .update import Runner, frozen_policy, make_optimizer, masked_log_probs, nor
 
 
 class Decided(NamedTuple):
-    """One step of every game slot, as the rollout keeps it ((T, ...) once scanned): the learner's
-    rows (its decisions of the step, up to :func:`kept_rows` of them: their observations, legal
-    actions, actions and log-probabilities, and the slot of each), then every slot's entry (B, ...)."""
+    """One step of every game slot, as the rollout keeps it ((T, B, ...) once scanned); the
+    observations, legal actions, actions and log-probabilities are kept here only where every slot
+    is a row (self-play), else in the rollout's :class:`Rows` (None here)."""
 
-    obs: Any  # (K, layout.size)
-    mask: Any  # (K, 40)
-    action: Any  # (K,)
-    log_prob: Any  # (K,)
-    value: Any  # (B,) the learner's value of its decision (0 where the slot's seat is not the learner's)
-    learner: Any  # (B,) bool: the learner's entry
-    seat: Any  # (B,) the acting seat
+    obs: Any
+    mask: Any
+    action: Any
+    log_prob: Any
+    value: Any  # the learner's value of its decision (0 where the slot's seat is not the learner's)
+    learner: Any  # bool: the learner's entry
+    seat: Any  # the acting seat
     reward: Any  # (B, 5): every seat's reward of the step
-    done: Any  # (B,)
-    row: Any = None  # (K,) the slot of each row (B: no row)
+    done: Any
 
 
-def kept_rows(env: Any, size: int, n_steps: int, batch_size: int) -> int:
-    """How many of the learner's decisions a rollout step keeps: every slot's where it holds half
-    the seats or more (self-play: every step a row per slot), else the games of the first gathered
-    chunk (``TableEnv.chunk``, at least a minibatch's share of the rollout): against four bayes_v1
-    the learner decides in about 85 games of 2048 at a step, and keeping an observation of every
-    slot cost 30% of an iteration (a rollout of 16 x 2048 x 850 floats, 96% zeros). Decisions past
-    them are played, not learned from (``figures["unkept_decisions"]``: none once the games have
-    drifted apart from their common first deal)."""
-    chunk = env.chunk(size)
-    return size if chunk >= size else min(size, max(2 * chunk, -(-batch_size // n_steps)))
+class Rows(NamedTuple):
+    """The learner's decisions of a rollout against bots, one row each, in the order they were
+    taken ((capacity, ...)): its observation, legal actions, action, log-probability, and its entry
+    (``t * B + slot``) in the rollout's (T, B) arrays."""
+
+    obs: Any
+    mask: Any
+    action: Any
+    log_prob: Any
+    entry: Any
+
+
+def kept_rows(env: Any, size: int, n_steps: int) -> int:
+    """How many of the learner's decisions a rollout keeps: every slot's at every step where it
+    holds half the seats or more (self-play: ``n_steps * size``, every decision of every slot),
+    else half of that, in :class:`Rows` (against four bayes_v1 the learner decides in about 85 to
+    140 games of 2048 at a step, and keeping an observation of every slot cost 30% of an iteration:
+    16 x 2048 x 850 floats, 96% zeros). Decisions past them are played, not learned from
+    (``figures["unkept_decisions"]``)."""
+    every = n_steps * size
+    return every if env.chunk(size) >= size else every // 2
 
 
 def seat_advantages(batch: Decided, last_values: Any, gamma: float, lam: float) -> tuple[Any, Any, Any]:
@@ -116,11 +126,14 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
     batch_size = hyper.batch_size
     part_size = batch_size // PARTS if batch_size % PARTS == 0 else batch_size
     members = env.members
-    row_count = kept_rows(env, size, hyper.n_steps, batch_size)
-    padding = -(hyper.n_steps * row_count) % batch_size  # the rows' count made whole minibatches
+    capacity = kept_rows(env, size, hyper.n_steps)
+    every_slot = capacity >= hyper.n_steps * size  # a row per slot and step, kept in the scan's output
+    chunk = env.chunk(size)
+    held = capacity + (0 if every_slot else chunk)  # room for a pass that does not fit (it is not counted)
+    padding = -held % batch_size  # the rows made whole minibatches
 
-    def rollout_step(carry: tuple, _: Any) -> tuple[tuple, tuple]:
-        params, ts, key = carry
+    def rollout_step(carry: tuple, t: Any) -> tuple[tuple, tuple]:
+        params, ts, key, rows, taken = carry
         key, sample_key = jax.random.split(key)
         seat, learner = table.acting(ts)
 
@@ -133,24 +146,33 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
 
         mask = game.legal_action_mask(env.rules, ts.games)
         extras = (mask, jax.random.split(sample_key, size))
-        if row_count >= size:  # a row per slot (zeros where the learner does not decide)
+        if every_slot:  # a row per slot (zeros where the learner does not decide)
             network = lambda obs, *more: (obs, *decide(obs, *more))  # noqa: E731
             (obs, action, log_prob, value), _ = table.observed(env, ts, network, seat, learner, extras, mask)
-            row, row_mask, row_action = jnp.arange(size), mask, action
-        else:  # the first games where it decides, gathered and kept; any others played alone
-            row = jnp.nonzero(learner, size=row_count, fill_value=size)[0]
-            at = jnp.minimum(row, size - 1)
-            obs = table.observations(env, jax.tree_util.tree_map(lambda x: x[at], ts.games), seat[at])
-            row_mask = mask[at]
-            row_action, log_prob, row_value = decide(obs, row_mask, extras[1][at])
-            rest = learner.at[row].set(False, mode="drop")
-            (action, _, value), _ = table.observed(env, ts, decide, seat, rest, extras, mask)
-            action = action.at[row].set(row_action, mode="drop")
-            value = value.at[row].set(row_value, mode="drop")
+            kept = (obs, mask, action, log_prob)
+        else:  # its games gathered a chunk at a time, each decision a row of the rollout's Rows
+
+            def one_pass(loop: tuple) -> tuple:
+                waiting, action, value, rows, taken = loop
+                games = jnp.nonzero(waiting, size=chunk, fill_value=size)[0]
+                at = jnp.minimum(games, size - 1)
+                obs = table.observations(env, jax.tree_util.tree_map(lambda x: x[at], ts.games), seat[at])
+                chosen, log_prob, values = decide(obs, mask[at], extras[1][at])
+                new = Rows(obs, mask[at], chosen, log_prob, t * size + at)
+                rows = jax.tree_util.tree_map(lambda x, y: lax.dynamic_update_slice_in_dim(x, y, taken, 0), rows, new)
+                count = (games < size).sum()
+                taken = jnp.where(taken + count <= capacity, taken + count, taken)  # else not kept
+                action = action.at[games].set(chosen, mode="drop")
+                value = value.at[games].set(values, mode="drop")
+                return waiting.at[games].set(False, mode="drop"), action, value, rows, taken
+
+            start = (learner, jnp.zeros(size, jnp.int32), jnp.zeros(size, jnp.float32), rows, taken)
+            _, action, value, rows, taken = lax.while_loop(lambda loop: loop[0].any(), one_pass, start)
+            kept = (None, None, None, None)
         ts, out = table.step(env, ts, action)
-        kept = Decided(obs, row_mask, row_action, log_prob, value, out.learner, out.seat, out.reward, out.done, row)
+        kept = Decided(*kept, value, out.learner, out.seat, out.reward, out.done)
         games = (out.done, out.win_share, out.points, out.margin, out.member)
-        return (params, ts, key), (kept, games)
+        return (params, ts, key, rows, taken), (kept, games)
 
     def last_values(params: Any, ts: Any, batch: Decided) -> Any:
         """(B, 5) the value of each learner's seat's own observation at the rollout's end, observed
@@ -231,15 +253,29 @@ def make_decision_update(env: Any, config: TrainConfig) -> Callable[[Runner], tu
 
     def update(runner: Runner) -> tuple[Runner, dict[str, Any]]:
         key, rollout_key, epoch_key = jax.random.split(runner.key, 3)
-        carry = (runner.params, runner.env_state, rollout_key)
-        (params, ts, _), (batch, games) = lax.scan(rollout_step, carry, None, hyper.n_steps)
+        rows = None
+        if not every_slot:
+            shapes = ((env.layout.size,), (40,), (), (), ())
+            dtypes = (jnp.float32, jnp.bool_, jnp.int32, jnp.float32, jnp.int32)
+            rows = Rows(*(jnp.zeros((held, *shape), dtype) for shape, dtype in zip(shapes, dtypes, strict=True)))
+        carry = (runner.params, runner.env_state, rollout_key, rows, jnp.int32(0))
+        (params, ts, _, rows, taken), (batch, games) = lax.scan(rollout_step, carry, jnp.arange(hyper.n_steps))
         advantage, target, paid = seat_advantages(batch, last_values(params, ts, batch), hyper.gamma, hyper.gae_lambda)
-        at = jnp.minimum(batch.row, size - 1)  # (T, K): each row's slot
-        of_rows = lambda x: jnp.take_along_axis(x, at, axis=1)  # noqa: E731
         flat = lambda x: x.reshape((-1, *x.shape[2:]))  # noqa: E731
-        entries = (batch.obs, batch.mask, batch.action, batch.log_prob, of_rows(batch.value))
-        data = tuple(flat(x) for x in (*entries, of_rows(advantage), of_rows(target)))
-        learner = flat(of_rows(batch.learner) & (batch.row < size))
+        if every_slot:
+            entries = (batch.obs, batch.mask, batch.action, batch.log_prob, batch.value, advantage, target)
+            data = tuple(flat(x) for x in entries)
+            learner = flat(batch.learner)
+        else:
+            of_rows = lambda x: x.reshape(-1)[rows.entry]  # noqa: E731
+            data = (
+                rows.obs,
+                rows.mask,
+                rows.action,
+                rows.log_prob,
+                *(of_rows(x) for x in (batch.value, advantage, target)),
+            )
+            learner = jnp.arange(held) < taken
         steps = batch.learner.sum().astype(jnp.float32)
         runner = runner._replace(env_state=ts, key=key, timesteps=runner.timesteps + steps)
         runner, figures = epochs(runner, data, learner, epoch_key)
