@@ -343,9 +343,9 @@ QUOTES = [
     ),
     (
         "docs/device.md",
-        "the environment alone runs at **{}x** the NumPy one's (the learner's view: {}x), short of the goal of 2x in "
-        "this run, and the device path trains at {}x SB3's vector path with one decision per step ({}x with the "
-        "learner's view)",
+        "the environment alone runs at **{}x** the NumPy one's (the learner's view: {}x), past the goal of 2x in this "
+        "run, and the device path trains at {}x SB3's vector path with one decision per step ({}x with the learner's "
+        "view)",
         DECISIONS,
         lambda r: [
             f"{r['ratios'][name]:.2f}"
