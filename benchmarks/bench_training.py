@@ -170,10 +170,10 @@ whole-batch deals and round ends come together); timed from there, a measurement
 drifted apart, as in a run."""
 
 JAX_CHUNKS: dict[tuple[str, str], tuple] = {}
+"""The device path's compiled iterations and runner, per recipe and opponent (compiled once per run)."""
 UNKEPT: dict[str, list[int]] = {}
 """The one-decision loop's learner decisions played and not learned from in each timed call (the
 rollout's rows full: ``decisions.kept_rows``), per line: none, or the line's rate counts them."""
-"""The device path's compiled iterations and runner, per recipe and opponent (compiled once per run)."""
 
 
 def on_loop(config, opponent: str, loop: str = "learner"):

@@ -2,11 +2,13 @@
 decisions of every game slot (``lax.scan`` over :func:`ckc_env.jax.table_env.step`), nothing
 waiting for the slowest game; the learner's network decides wherever a seat is the learner's.
 
-Each decision is kept with its game and seat. A seat's reward for a decision is everything the
-scheme paid it from that decision to its next one (the rewards of the other seats' decisions
-included), and its advantages run along its own decisions: a reverse scan carries, per (game, seat),
-the reward gathered since, the next decision's value and advantage, reset where a game ends; a seat
-still to decide when the rollout stops is bootstrapped with the value of its own observation then.
+Each decision is kept with its game and seat (against bots the learner's as rows of the rollout,
+:class:`Rows`, not an observation of every slot at every step). A seat's reward for a decision is
+everything the scheme paid it from that decision to its next one (the rewards of the other seats'
+decisions included), and its advantages run along its own decisions: a reverse scan carries, per
+(game, seat), the reward gathered since, the next decision's value and advantage, reset where a
+game ends; a seat still to decide when the rollout stops is bootstrapped with the value of its own
+observation then.
 The update is :mod:`.update`'s MaskablePPO on the learner's entries alone: they are shuffled to the
 front of the rollout, only the minibatches of ``ppo.batch_size`` that hold learner entries are run
 (a ``lax.while_loop`` per epoch) and the last one is weighted to its learner entries, its gradient
