@@ -144,3 +144,28 @@ def test_a_folder_in_the_way_leaves_the_run_going(tmp_path):
     _, again = run(tmp_path)
     assert np.array_equal(first, again) and exported.skipped["test.scaled"].startswith("not kept:")
     assert program_file.is_dir() and not any(program_file.iterdir())
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_program_fed_its_own_outputs_compiles_once(tmp_path, kept):
+    """As the trainer calls its iteration: first with fresh arrays, then with what it returned. A
+    program read back (or just exported) compiles once for both, as a plain jit does."""
+    compiles: list[str] = []
+    listener = lambda event, seconds, **_: compiles.append(event)  # noqa: E731
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        exported.read.clear()
+        factor = 5.0 if kept else 7.0  # a static of its own: no earlier test's program is reused
+        jitted = jax.jit(lambda x, y: (scaled(x, Scale(factor, np.arange(3))), y + 1))
+        x, y = jnp.ones(4), jnp.zeros(2, jnp.int32)
+        if kept:  # a run before this one exported it
+            exported.program(tmp_path, "test.fed", jitted, Scale(factor, np.arange(3)), x, y)
+        program = exported.program(tmp_path, "test.fed", jitted, Scale(factor, np.arange(3)), x, y)
+        assert exported.read == (["test.fed"] if kept else [])
+        compiles.clear()
+        for _ in range(3):
+            x, y = program(x, y)
+        assert compiles.count("/jax/core/compile/backend_compile_duration") == 1
+        assert np.array_equal(y, [3, 3])
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
