@@ -300,7 +300,7 @@ def measure(args: argparse.Namespace, size: int, loops: list[str], games: list[s
             continue
         runners[name] = (runner, carry)
         results[name] = {"compile_s": compile_s, "jax": [], "numpy": []}
-        if name in loops:
+        if name in loops and numpy_size:
             twins[name] = NumpyLoop(name, numpy_size, args.seed)
             twins[name].run(args.warmup)  # untimed, as the JAX loop's first calls
     for _ in range(args.repeats):
@@ -347,23 +347,32 @@ def report(size: int, results: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--batches", type=int, nargs="+", default=None, help="B values (default: what fits the device)")
+    parser.add_argument(
+        "--batches", type=cli.integer(1), nargs="+", default=None, help="B values (default: what fits the device)"
+    )
     parser.add_argument("--loops", nargs="+", choices=LOOPS, default=list(LOOPS))
-    parser.add_argument("--steps", type=int, default=32, help="batched steps per compiled call (a lax.scan)")
-    parser.add_argument("--warmup", type=int, default=64, help="untimed steps first, on either engine")
-    parser.add_argument("--seconds", type=float, default=2.0, help="about this long per timed round")
-    parser.add_argument("--repeats", type=int, default=3, help="timed rounds (medians reported)")
-    parser.add_argument("--numpy-steps", type=int, default=20, help="NumPy steps per round of random play")
-    parser.add_argument("--numpy-bot-steps", type=int, default=10, help="NumPy steps per round against bots")
-    parser.add_argument("--numpy-max-batch", type=int, default=65_536, help="the largest B the NumPy reference plays")
+    parser.add_argument("--steps", type=cli.integer(1), default=32, help="batched steps per compiled call (a lax.scan)")
+    parser.add_argument("--warmup", type=cli.integer(0), default=64, help="untimed steps first, on either engine")
+    parser.add_argument(
+        "--seconds", type=cli.number(0, low_open=True), default=2.0, help="about this long per timed round"
+    )
+    parser.add_argument("--repeats", type=cli.integer(1), default=3, help="timed rounds (medians reported)")
+    parser.add_argument("--numpy-steps", type=cli.integer(1), default=20, help="NumPy steps per round of random play")
+    parser.add_argument("--numpy-bot-steps", type=cli.integer(1), default=10, help="NumPy steps per round against bots")
+    parser.add_argument(
+        "--numpy-max-batch",
+        type=cli.integer(0),
+        default=65_536,
+        help="the largest B the NumPy reference plays (0: none, the JAX engine alone)",
+    )
     parser.add_argument(
         "--bayes-v2-max-batch",
-        type=int,
+        type=cli.integer(1),
         default=None,
         help="the largest B bayes_v2 plays (default: 1024 on a CPU, where its reading is slow in JAX; any elsewhere)",
     )
     parser.add_argument("--no-pgx", action="store_true", help="leave Pgx's games out")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=cli.integer(0), default=0)
     parser.add_argument("--json", default=None, help="also write the results to this file")
     parser.add_argument("--quick", action="store_true", help="B=1024 only, short rounds: a check that it runs")
     args = parser.parse_args(argv)

@@ -183,6 +183,15 @@ def on_loop(config, opponent: str, loop: str = "learner"):
     return config.replace(opponents=[opponent], vector=vector, self_play=self_play)
 
 
+def at_size(config: Any, num_envs: int) -> Any:
+    """``config`` with ``num_envs`` games, its minibatch scaled by as much (at least one game's
+    decisions), so that an iteration takes as many gradient steps as the config's."""
+    batch = max(config.ppo.get("n_steps", 2048), config.ppo["batch_size"] * num_envs // config.vector.num_envs)
+    return config.replace(
+        vector=config.vector.model_copy(update={"num_envs": num_envs}), ppo={**config.ppo, "batch_size": batch}
+    )
+
+
 def jax_rate(config, opponent: str, iterations: int, loop: str = "learner") -> float:
     """Learner steps/s of the device path (training/trainers/jax/): ``iterations`` whole PPO iterations
     in one compiled call, timed after a first (compiling) call; on the one-decision loop the learner
@@ -324,6 +333,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--jax-iterations", type=cli.integer(1), default=2, help="PPO iterations per device-path measurement"
     )
+    parser.add_argument(
+        "--jax-num-envs",
+        type=cli.integer(1),
+        default=None,
+        help="the device path's games (vector.num_envs; default: the config's), its minibatch scaled alike "
+        "so that an iteration keeps its gradient steps: a GPU's batch",
+    )
     parser.add_argument("--jax-only", action="store_true", help="the device path alone")
     parser.add_argument(
         "--jax-loop",
@@ -343,6 +359,8 @@ def main(argv: list[str] | None = None) -> None:
     on_device = None if args.jax_config == "none" else load_config(args.jax_config)
     if on_device is not None and on_device.engine != "jax":
         parser.error(f"--jax-config {args.jax_config} does not say engine: jax")
+    if on_device is not None and args.jax_num_envs is not None:
+        on_device = at_size(on_device, args.jax_num_envs)
     if vector is not None and vector.vector is None:
         parser.error(f"--vector-config {args.vector_config} has no vector section")
     size = (OBSERVATION_WITH_BELIEFS if config.belief_features else OBSERVATION).size
@@ -505,6 +523,8 @@ def main(argv: list[str] | None = None) -> None:
                     "workers": args.workers,
                     "vector_update_share": UPDATE_SHARE,
                     "jax_config": None if on_device is None else _relative(args.jax_config),
+                    "jax_num_envs": None if on_device is None else on_device.vector.num_envs,
+                    "jax_batch_size": None if on_device is None else on_device.ppo["batch_size"],
                     "jax_device": device,
                     "jax_compile_cache": None if cache is None else str(cache),
                     "jax_compile": _compile_times(),

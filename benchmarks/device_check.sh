@@ -1,33 +1,36 @@
 #!/usr/bin/env bash
 # Every GPU measurement of the device work, in one call of a lent machine (an H100 or H200 with the
 # CUDA build of jax; nothing to download there: the Python packages it lacks travel as wheels in
-# .whl/, see .library's device notes). Each part has its own time limit, so a slow part costs only
-# its own figures; the logs and result files go to $OUT (default /tmp/device_check). JAX's compile
-# cache lives in $OUT/jax-cache for the whole script (CKC_COMPILE_CACHE): a program compiled by one
-# part is read back by the next.
+# .whl/, see .library's device notes). The whole script keeps to TOTAL_S seconds: each part has its
+# own limit, so a slow part costs only its own figures, and the self-play run, last, takes the time
+# left. The logs and result files go to $OUT (default /tmp/device_check; seven files). JAX's compile
+# cache lives in /tmp/ckc-jax-cache for the whole script (CKC_COMPILE_CACHE): a program compiled by
+# one part is read back by the next. The checkout travels whole and must stay under the device tool's
+# 64 MiB: empty the checkpoints' SB3 zips for the call (`for f in $(git ls-files 'checkpoints/*.zip');
+# do : >"$f"; done`, nothing here reads them) and `git checkout -- checkpoints` after.
 #
-#   bash benchmarks/device_check.sh                     # about 10 minutes
+#   bash benchmarks/device_check.sh                     # about 9.5 minutes (run with timeout_s 590)
 #
-# 1. Self-play from scratch on the device (configs/train/self_play_jax.yaml: the learner at every
-#    seat, one decision of every game per step) for SELF_PLAY_S seconds: its evaluations (win rate
+# 1. benchmarks/bench_training.py's one-decision-per-step loop at a GPU's batch (65,536 games):
+#    learner decisions/s in self-play and against four bayes_v1 (on an H200 it compiles each for
+#    about 50 s: the first call's 170 s measured self-play alone).
+# 2. benchmarks/bench_jax.py: the JAX engine's random play and bayes_v1 tables at B = 4,096, 65,536
+#    and 262,144 (the NumPy reference at 4,096), beside Pgx's sparrow_mahjong on the same GPU.
+# 3. Self-play from scratch (configs/train/self_play_jax_gpu.yaml: the learner at every seat of
+#    16,384 games, one decision of every game per step) for the time left: its evaluations (win rate
 #    against four bayes_v1 and four random, paired with bayes_v2 in the learner's seat) by steps and
-#    wall time, its learner decisions/s, and its compile times (summary.json, the log).
-# 2. benchmarks/bench_training.py's device path, both loops (the learner's view and one decision per
-#    step): learner steps/s against four random and four bayes_v1, in self-play, and the
-#    environments alone.
-# 3. benchmarks/bench_jax.py: the JAX engine's random play and bayes_v1 tables at B = 4,096 to
-#    262,144 (the NumPy reference up to 65,536), beside Pgx's sparrow_mahjong on the same GPU.
-# 4. benchmarks/bench_table_step.py: where a step of the table's view goes there (against four
-#    bayes_v1, 2048 games).
+#    wall time, its learner decisions/s, its compile times (the log, the run folder's files).
 set -uo pipefail
 OUT="${OUT:-/tmp/device_check}"
 mkdir -p "$OUT"
-SELF_PLAY_S="${SELF_PLAY_S:-240}"
-BENCH_S="${BENCH_S:-180}"
-ENGINE_S="${ENGINE_S:-120}"
-STEP_S="${STEP_S:-90}"
+TOTAL_S="${TOTAL_S:-560}"
+BENCH_S="${BENCH_S:-190}"
+ENGINE_S="${ENGINE_S:-140}"
+BENCH_ENVS="${BENCH_ENVS:-65536}"
+START=$(date +%s)
+left() { echo $((TOTAL_S - $(date +%s) + START)); }
 export PYTHONUNBUFFERED=1
-export CKC_COMPILE_CACHE="$OUT/jax-cache"
+export CKC_COMPILE_CACHE="${CKC_COMPILE_CACHE:-/tmp/ckc-jax-cache}"
 mkdir -p -m 700 "$CKC_COMPILE_CACHE"
 
 if [ -d .whl ]; then
@@ -44,26 +47,22 @@ export PYTHONPATH="$PWD:${PYTHONPATH:-}"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/device.txt"
 python3 -c "import jax, optax; print('jax', jax.__version__, 'optax', optax.__version__, jax.devices())" | tee -a "$OUT/device.txt"
 
-# 1. self-play from scratch, on the clock
+# 1. the trainer's one-decision loop at a GPU's batch
+timeout "$BENCH_S" python3 benchmarks/bench_training.py --jax-only --jax-loop decision --jax-num-envs "$BENCH_ENVS" \
+    --only "jax decisions, self-play" "jax decisions vs 4 bayes_v1" \
+    --repeats 1 --jax-iterations 2 --json "$OUT/bench_training_device.json" 2>&1 | tee "$OUT/bench_training.log"
+
+# 2. the JAX engine at large batches (random play and bayes_v1 tables; Pgx's games beside them)
+timeout "$ENGINE_S" python3 benchmarks/bench_jax.py --batches 4096 65536 262144 --loops random bayes_v1 \
+    --repeats 2 --seconds 1 --numpy-max-batch 4096 --json "$OUT/bench_jax_device.json" 2>&1 | tee "$OUT/bench_jax.log"
+
+# 3. self-play from scratch, on the clock: the time left, less a little for the folder's copy
 # (a new folder each time: an earlier run is never touched)
-RUN="${RUN:-runs/self_play_jax_device_$(date -u +%Y%m%dT%H%M%S)}"
+RUN="${RUN:-runs/self_play_jax_gpu_$(date -u +%Y%m%dT%H%M%S)}"
 mkdir -p runs
-timeout "$SELF_PLAY_S" python3 -m ckc_env.training.commands.train configs/train/self_play_jax.yaml \
+timeout "$(($(left) - 15))" python3 -m ckc_env.training.commands.train configs/train/self_play_jax_gpu.yaml \
     --run-dir "$RUN" --no-progress 2>&1 | tee "$OUT/self_play.log"
-tar czf "$OUT/self_play_jax_device.tar.gz" --exclude=tensorboard --exclude="train_state*" --exclude="latest_model*" \
+tar czf "$OUT/self_play_jax_gpu.tar.gz" --exclude=tensorboard --exclude="train_state*" --exclude="latest_model*" \
     -C "$(dirname "$RUN")" "$(basename "$RUN")"
 echo "run folder: $RUN"
-
-# 2. the training benchmark's device path, both loops
-timeout "$BENCH_S" python3 benchmarks/bench_training.py --jax-only --jax-loop both --repeats 1 --jax-iterations 2 \
-    --json "$OUT/bench_training_device.json" 2>&1 | tee "$OUT/bench_training.log"
-
-# 3. the JAX engine at large batches (random play and bayes_v1 tables; Pgx's games beside them)
-timeout "$ENGINE_S" python3 benchmarks/bench_jax.py --batches 4096 16384 65536 262144 --loops random bayes_v1 \
-    --repeats 2 --seconds 1 --json "$OUT/bench_jax_device.json" 2>&1 | tee "$OUT/bench_jax.log"
-
-# 4. the parts of a table step
-timeout "$STEP_S" python3 benchmarks/bench_table_step.py --json "$OUT/bench_table_step_device.json" 2>&1 \
-    | tee "$OUT/bench_table_step.log"
-
 ls -la "$OUT"
