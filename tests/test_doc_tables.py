@@ -225,6 +225,8 @@ DEVICE_CURVE = "docs/results/scratch_jax_h200_evaluations.json"
 DECISIONS = "docs/results/bench_training_decisions_cpu.json"
 TABLE_STEP = "docs/results/bench_table_step_cpu.json"
 SELF_PLAY_CPU = "docs/results/self_play_jax_cpu_evaluations.json"
+SELF_PLAY_H200 = "docs/results/self_play_jax_gpu_h200_evaluations.json"
+H200_DECISIONS = "docs/results/bench_training_h200_decisions.json"
 COMPILE = "docs/results/bench_compile_cpu.json"
 CPU_CHECK = "docs/results/scratch_jax_cpu_first_minutes_evaluations.json"
 
@@ -398,6 +400,37 @@ QUOTES = [
         "docs/device.md",
         "its best model wins {} where `ppo_all_counts_mixed_34p` wins {}, a paired difference of {}",
         "docs/results/self_play_jax_cpu_vs_mixed_34p_5p.json",
+        lambda r: [rate(r["players"][0]["win"]), rate(r["players"][1]["win"]), signed(r["difference"]["win"])],
+    ),
+    (
+        "docs/device.md",
+        "| training against four bayes_v1 (`docs/results/bench_training_h200_decisions.json`) | {} | 100k |",
+        H200_DECISIONS,
+        lambda r: steps_per_s(r, "jax decisions vs 4 bayes_v1"),
+    ),
+    (
+        "docs/device.md",
+        "| the environment alone against four bayes_v1 (same run) | {} | |",
+        H200_DECISIONS,
+        lambda r: steps_per_s(r, "jax decisions env only, vs 4 bayes_v1"),
+    ),
+    (
+        "docs/device.md",
+        "{} against four bayes_v1 at 6.0M steps. It then held there: its best, {} at 80.2M steps, is level with "
+        "bayes_v2 in its seat on the same deals ({}; bayes_v2 wins {} there",
+        SELF_PLAY_H200,
+        lambda r: [
+            wilson_rate(r[3]["results"]["vs_bayes_v1"]) if r[3]["timesteps"] == 6029312 else "",
+            wilson_rate(max(r, key=lambda e: e["results"]["vs_bayes_v1"]["win_rate"])["results"]["vs_bayes_v1"]),
+            signed({"mean": r[40]["vs_reference"]["difference"], "ci95": r[40]["vs_reference"]["ci95"]}),
+            f"{json.loads((ROOT / SELF_PLAY_H200.replace('evaluations', 'reference_games')).read_text())['result']['win_rate']:.3f}",
+        ],
+    ),
+    (
+        "docs/device.md",
+        "its best model wins {} where `ppo_all_counts_mixed_34p` wins {}, a paired difference of {} "
+        "(`docs/results/self_play_jax_h200_vs_mixed_34p_5p.json`",
+        "docs/results/self_play_jax_h200_vs_mixed_34p_5p.json",
         lambda r: [rate(r["players"][0]["win"]), rate(r["players"][1]["win"]), signed(r["difference"]["win"])],
     ),
     (
