@@ -69,6 +69,10 @@ def test_env_with_an_action_out_of_range(action):
         ("bench_env.py", ["--steps", "ten"], "argument --steps: 'ten' is not an integer"),
         ("bench_beliefs.py", ["--positions", "0"], "argument --positions: 0 is out of range"),
         ("bench_training.py", ["--repeats", "-2"], "argument --repeats: -2 is out of range"),
+        ("bench_training.py", ["--jax-num-envs", "0"], "argument --jax-num-envs: 0 is out of range"),
+        ("bench_jax.py", ["--numpy-max-batch", "-1"], "argument --numpy-max-batch: -1 is out of range"),
+        ("bench_jax.py", ["--batches", "0"], "argument --batches: 0 is out of range"),
+        ("bench_ppo_update.py", ["--torch-threads", "0"], "argument --torch-threads: 0 is out of range"),
     ],
 )
 def test_benchmark_arguments_are_checked(script, argv, message):
