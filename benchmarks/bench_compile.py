@@ -2,14 +2,17 @@
 persistent compile cache by a second run.
 
 Each config is trained twice, one iteration each (``--total-timesteps`` one rollout, evaluations cut
-to a few games against random), in a fresh process with a fresh cache folder for the script
-(``CKC_COMPILE_CACHE``): the first run traces, exports and compiles every program, the second reads
-them from the cache (the programs as traced, ``ckc_env.jax.exported``, and XLA's compiled code,
+to a few games against random; ``--evaluation config``: the config's own first evaluation, its
+tables and its reference player, each table's lineup a tournament program of its own, as a user's
+first run compiles them), in a fresh process, with an empty cache folder of its own for each config
+(``CKC_COMPILE_CACHE``; one shared by the configs let the second read the first's tournaments back):
+the first run traces, exports and compiles every program, the second reads them from the cache (the programs as traced, ``ckc_env.jax.exported``, and XLA's compiled code,
 so that it neither traces nor lowers them). The seconds of each program,
 and whether the cache had it, come from each run's ``summary.json``; with the runs' wall times they
 go to the JSON.
 
     python benchmarks/bench_compile.py --json docs/results/bench_compile_cpu.json
+    python benchmarks/bench_compile.py --evaluation config --json docs/results/bench_compile_cpu_config_evaluation.json
 """
 
 from __future__ import annotations
@@ -30,11 +33,15 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ("scratch_jax", "self_play_jax")
 
 
-def trimmed(name: str, folder: Path) -> Path:
-    """The shipped config ``name`` cut to one iteration and a small evaluation."""
+def trimmed(name: str, folder: Path, evaluation: str = "small") -> Path:
+    """The shipped config ``name`` cut to one iteration and a small evaluation (``evaluation="config"``:
+    its own first evaluation, every table and its reference player, as a user's first run compiles)."""
     config = yaml.safe_load((ROOT / "configs" / "train" / f"{name}.yaml").read_text())
     config["total_timesteps"] = config["ppo"]["n_steps"] * config["vector"]["num_envs"]
-    config["eval"] = {"every": 10 * config["total_timesteps"], "games": 16, "opponents": {"vs_random": ["random"]}}
+    if evaluation == "config":
+        config["eval"]["every"] = 10 * config["total_timesteps"]
+    else:
+        config["eval"] = {"every": 10 * config["total_timesteps"], "games": 16, "opponents": {"vs_random": ["random"]}}
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -46,17 +53,27 @@ def main(argv: list[str] | None = None) -> dict:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configs", nargs="+", choices=CONFIGS, default=list(CONFIGS))
+    parser.add_argument(
+        "--evaluation",
+        choices=("small", "config"),
+        default="small",
+        help="the first evaluation: 16 games against random (small), or the config's own tables and reference",
+    )
     parser.add_argument("--json", metavar="FILE", help="write the figures to FILE")
     args = parser.parse_args(argv)
     cli.check_outputs(parser, json=args.json)
-    out: dict = {"command": "python benchmarks/bench_compile.py " + shlex.join(argv or sys.argv[1:]), "runs": {}}
+    out: dict = {
+        "command": "python benchmarks/bench_compile.py " + shlex.join(argv or sys.argv[1:]),
+        "evaluation": args.evaluation,
+        "runs": {},
+    }
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        cache = folder / "cache"
-        cache.mkdir(mode=0o700)
-        env = {**os.environ, "CKC_COMPILE_CACHE": str(cache), "OPENBLAS_NUM_THREADS": "1"}
-        for name in args.configs:
-            config = trimmed(name, folder)
+        for name in args.configs:  # each config from an empty cache: what its first run compiles alone
+            cache = folder / f"cache_{name}"
+            cache.mkdir(mode=0o700)
+            env = {**os.environ, "CKC_COMPILE_CACHE": str(cache), "OPENBLAS_NUM_THREADS": "1"}
+            config = trimmed(name, folder, args.evaluation)
             for attempt in ("first", "cached"):
                 run = folder / f"{name}_{attempt}"
                 started = time.perf_counter()

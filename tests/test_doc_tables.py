@@ -298,6 +298,16 @@ QUOTES = [
     ),
     (
         "docs/device.md",
+        "a first run compiles {} s against four bayes_v1 and {} s in self-play, and a cached one {} s and {} s",
+        "docs/results/bench_compile_cpu_config_evaluation.json",
+        lambda r: [
+            f"{r['runs'][f'{name}, {attempt}']['compile_seconds']:.{0 if attempt == 'first' else 1}f}"
+            for attempt in ("first", "cached")
+            for name in ("scratch_jax", "self_play_jax")
+        ],
+    ),
+    (
+        "docs/device.md",
         "`self_play_jax.yaml`: {} s the first time, **{} s** cached",
         COMPILE,
         lambda r: [
