@@ -149,11 +149,6 @@ def sb3_path(config: Any, rows: int, inputs: int, actions: int, threads: int) ->
     return time_steps, time_forward
 
 
-def _relative(path: str) -> str:
-    resolved = Path(path).resolve()
-    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else path
-
-
 def jax_device() -> str:
     import jax
 
@@ -161,6 +156,8 @@ def jax_device() -> str:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
+    from bench_training import _relative
+
     from ckc_env.observation import OBSERVATION, OBSERVATION_WITH_BELIEFS
     from ckc_env.training.config import load_config
 
