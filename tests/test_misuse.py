@@ -73,6 +73,7 @@ def test_env_with_an_action_out_of_range(action):
         ("bench_jax.py", ["--numpy-max-batch", "-1"], "argument --numpy-max-batch: -1 is out of range"),
         ("bench_jax.py", ["--batches", "0"], "argument --batches: 0 is out of range"),
         ("bench_ppo_update.py", ["--torch-threads", "0"], "argument --torch-threads: 0 is out of range"),
+        ("bench_eval_tables.py", ["--repeats", "0"], "argument --repeats: 0 is out of range"),
     ],
 )
 def test_benchmark_arguments_are_checked(script, argv, message):

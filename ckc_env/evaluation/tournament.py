@@ -53,6 +53,7 @@ import operator
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -237,6 +238,10 @@ class Play(TypedDict, total=False):
     seating: str
     """:mod:`ckc_env.evaluation.seating`: ``"balanced"``, every player in every seat and next to every
     other equally often, the lineup's order immaterial; or ``"rotate"``."""
+    companions: Sequence[PlayerSpec]
+    """``engine="jax"`` alone: players whose JAX forms the compiled loop holds beside the lineup's,
+    unseated, so that tables of different players (a training run's evaluation tables) share one
+    program instead of compiling one each; the games are the same."""
 
 
 def run_tournament(
@@ -248,6 +253,7 @@ def run_tournament(
     config, workers, progress = play.get("config"), play.get("workers"), play.get("progress", False)
     trust_checkpoint, engine = play.get("trust_checkpoint", False), play.get("engine", "auto")
     seating = play.get("seating", "balanced")
+    companions = list(play.get("companions", ()))
     unknown = sorted(set(play) - set(Play.__annotations__))
     if unknown:
         raise TypeError(f"run_tournament() got unexpected keyword argument(s) {unknown}")
@@ -272,9 +278,11 @@ def run_tournament(
                 f"engine='batched' but {refused} have no batched form: batched players are {sorted(BATCH_REGISTRY)} "
                 "and checkpoints (engine='auto' plays such tables on the scalar engine)"
             )
+    if companions and engine != "jax":
+        raise ValueError(f"companions are for engine='jax' alone (its compiled loop), not engine={short(engine)}")
     if engine == "jax":
-        _check_jax(lineup, trust_checkpoint)
-    for spec in lineup:
+        _check_jax(lineup + companions, trust_checkpoint)
+    for spec in lineup + companions:
         validate_player(spec, trust_checkpoint=trust_checkpoint)
     arrangements = seatings([seating_key(s) for s in lineup], seating, fixed_first)
     games = -(-games // len(arrangements)) * len(arrangements)
@@ -283,7 +291,9 @@ def run_tournament(
     )
     if batched:
         played_on = "jax" if engine == "jax" else "batched"
-        result = _run_batched(lineup, config, seed, games, progress, trust_checkpoint, arrangements, played_on)
+        result = _run_batched(
+            lineup, config, seed, games, progress, trust_checkpoint, arrangements, played_on, companions
+        )
         result.seating = describe(seating, n)
         return result
     results = in_chunks(
@@ -337,6 +347,7 @@ def _run_batched(
     trust: bool,
     arrangements: Sequence[Sequence[int]],
     engine: str = "batched",
+    companions: Sequence[PlayerSpec] = (),
 ) -> TournamentResult:
     n = len(lineup)
     bar = _progress(games, progress, f"{n}p " + " ".join(specs.label(s) for s in lineup) + f" ({engine})")
@@ -346,7 +357,7 @@ def _run_batched(
         from ..jax.tournament import JAX_GAMES, play_jax
 
         compiled.prepare(announce=progress)  # the persistent compile cache; a line per program compiled
-        play_part, chunk = play_jax, JAX_GAMES
+        play_part, chunk = partial(play_jax, companions=companions), JAX_GAMES
     results: list[tuple[int, dict[str, Any]]] = []
     for start in range(0, games, chunk):
         part = play_part(lineup, config, seed, range(start, min(start + chunk, games)), trust, arrangements)

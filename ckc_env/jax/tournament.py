@@ -341,11 +341,12 @@ def player_keys(game_ids: np.ndarray, seed: int, n: int) -> np.ndarray:
     return split_keys(keys)
 
 
-def distinct_forms(seated: Sequence[Form]) -> tuple[tuple[Form, ...], np.ndarray]:
-    """The distinct forms of a lineup in a canonical order (so that tables of the same players, in
-    any order, share compiled code), and each lineup entry's index among them. Equal players share
-    a carry: the carries are kept per seat (streams, readings)."""
-    distinct = list({form.identity(): form for form in reversed(seated)}.values())
+def distinct_forms(seated: Sequence[Form], unseated: Sequence[Form] = ()) -> tuple[tuple[Form, ...], np.ndarray]:
+    """The distinct forms of a lineup (and of ``unseated`` companions, held but never seated) in a
+    canonical order (so that tables of the same players, in any order, share compiled code), and
+    each lineup entry's index among them. Equal players share a carry: the carries are kept per
+    seat (streams, readings)."""
+    distinct = list({form.identity(): form for form in reversed([*seated, *unseated])}.values())
     forms = tuple(sorted(distinct, key=repr))
     index = {form.identity(): k for k, form in enumerate(forms)}
     return forms, np.array([index[f.identity()] for f in seated], dtype=np.int32)
@@ -363,17 +364,23 @@ def play_jax(
     game_ids: Sequence[int],
     trust: bool = False,
     arrangements: Sequence[Sequence[int]] | None = None,
+    companions: Sequence[PlayerSpec] = (),
 ) -> list[tuple[int, dict[str, Any]]]:
     """The games ``game_ids`` on the JAX engine, seated and seeded as ``play_batched`` seats and
     seeds them (``arrangements``: game g plays ``arrangements[g % len]``; default rotation), in
-    chunks of at most :data:`JAX_GAMES`; the same per-game records."""
+    chunks of at most :data:`JAX_GAMES`; the same per-game records. ``companions``: players held in
+    the compiled loop but not seated, so that tables of different players share one program (an
+    unseated form never acts: its carry is started and left alone, and the seated players' streams
+    are keyed by game and seat alone)."""
     n = len(lineup)
     ids = np.asarray(list(game_ids), dtype=np.int64)
     if arrangements is None:  # evaluation.seating's "rotate": game g seats slot (s - g) % n at seat s
         arrangements = [[(s - g) % n for s in range(n)] for g in range(n)]
     arrangements = np.asarray(arrangements)
     table = GameConfig.from_dict(config)
-    forms, form_of = distinct_forms([jax_form(spec, trust) for spec in lineup])
+    forms, form_of = distinct_forms(
+        [jax_form(spec, trust) for spec in lineup], [jax_form(spec, trust) for spec in companions]
+    )
     weights = tuple(form.weights() for form in forms)
     out = []
     for begin in range(0, len(ids), JAX_GAMES):

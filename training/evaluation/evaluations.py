@@ -57,7 +57,10 @@ def evaluate(
         by_count = {}
         wins: list[float] = []
         for n in config.player_counts:
-            lineup = [str(model_path), *specs.for_seats(config.eval_tables_at(n)[name], n - 1)]
+            tables_at = config.eval_tables_at(n)
+            lineup = [str(model_path), *specs.for_seats(tables_at[name], n - 1)]
+            # on the JAX engine every table's loop holds every table's players: one program for them all
+            companions = [spec for table in tables_at.values() for spec in table] if engine == "jax" else []
             result = run_tournament(
                 lineup,
                 games=games,
@@ -67,6 +70,7 @@ def evaluate(
                 trust_checkpoint=trust_checkpoint,
                 engine=engine,
                 fixed_first=True,  # the learner's seats do not depend on its file's name
+                companions=companions,
             )
             by_count[n] = learner_result(result)
             wins.extend(float(w) for w in result.per_game["win"][0])
