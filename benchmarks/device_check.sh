@@ -60,6 +60,7 @@ timeout "$ENGINE_S" python3 benchmarks/bench_jax.py --batches 4096 65536 262144 
 # (a new folder each time: an earlier run is never touched)
 RUN="${RUN:-runs/self_play_jax_gpu_$(date -u +%Y%m%dT%H%M%S)}"
 mkdir -p runs
+if [ "$(left)" -lt 60 ]; then echo "no time left for self-play ($(left) s)"; ls -la "$OUT"; exit 0; fi
 timeout "$(($(left) - 15))" python3 -m ckc_env.training.commands.train configs/train/self_play_jax_gpu.yaml \
     --run-dir "$RUN" --no-progress 2>&1 | tee "$OUT/self_play.log"
 tar czf "$OUT/self_play_jax_gpu.tar.gz" --exclude=tensorboard --exclude="train_state*" --exclude="latest_model*" \

@@ -291,6 +291,8 @@ def test_tables_of_different_players_share_one_loop_with_companions():
         run_tournament(["random"] * 3, 3, engine="batched", companions=["eager"])
     with pytest.raises(ValueError, match=r"rollout'\] have no JAX form"):
         run_tournament(["random"] * 3, 3, engine="jax", companions=["rollout"])
+    with pytest.raises(ValueError, match=r"rollout'\] have no JAX form"):  # one spec, not its letters
+        run_tournament(["random"] * 3, 3, engine="jax", companions="rollout")
 
 
 @pytest.mark.slow

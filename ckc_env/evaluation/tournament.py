@@ -51,7 +51,7 @@ from __future__ import annotations
 import multiprocessing
 import operator
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from itertools import combinations
@@ -238,7 +238,7 @@ class Play(TypedDict, total=False):
     seating: str
     """:mod:`ckc_env.evaluation.seating`: ``"balanced"``, every player in every seat and next to every
     other equally often, the lineup's order immaterial; or ``"rotate"``."""
-    companions: Sequence[PlayerSpec]
+    companions: PlayerSpec | Sequence[PlayerSpec]
     """``engine="jax"`` alone: players whose JAX forms the compiled loop holds beside the lineup's,
     unseated, so that tables of different players (a training run's evaluation tables) share one
     program instead of compiling one each; the games are the same."""
@@ -253,7 +253,8 @@ def run_tournament(
     config, workers, progress = play.get("config"), play.get("workers"), play.get("progress", False)
     trust_checkpoint, engine = play.get("trust_checkpoint", False), play.get("engine", "auto")
     seating = play.get("seating", "balanced")
-    companions = list(play.get("companions", ()))
+    companions = play.get("companions", ())
+    companions = [companions] if isinstance(companions, (str, Mapping, Agent)) else list(companions)  # one spec
     unknown = sorted(set(play) - set(Play.__annotations__))
     if unknown:
         raise TypeError(f"run_tournament() got unexpected keyword argument(s) {unknown}")
