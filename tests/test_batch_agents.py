@@ -194,9 +194,9 @@ def test_agents_are_registered_under_the_scalar_names():
     from ckc_env.agents import REGISTRY
 
     # bayes_v2's and bayes_v3's batched forms are proved in test_batch_players_posterior.py and
-    # test_batch_second_order.py; rollout and search search worlds of the scalar engine, so tables
-    # with them play there
-    assert set(BATCH_REGISTRY) == set(REGISTRY) - {"rollout", "search"}
+    # test_batch_second_order.py, search's in test_search.py; rollout searches worlds of the scalar
+    # engine, so tables with it play there
+    assert set(BATCH_REGISTRY) == set(REGISTRY) - {"rollout"}
     with pytest.raises(ValueError, match="no batched agent 'genius'"):
         make_batch_agent("genius")
     with pytest.raises(ValueError, match=r"unknown bayes_v1 parameter\(s\) \['boldness'\]"):

@@ -1,5 +1,6 @@
 """The ``search`` player: the strongest shipped agent's policy, with open choices searched over
-worlds drawn from its information set and scored by its critic (ckc_env/agents/search.py)."""
+worlds drawn from its information set and scored by its critic (ckc_env/agents/search.py), and its
+batched form (ckc_env/batch/search.py), which plays the scalar player's games."""
 
 import random
 
@@ -8,8 +9,10 @@ import pytest
 
 import ckc_env
 from ckc_env.agents import make_agent
+from ckc_env.batch.search import BatchSearchAgent
 from ckc_env.engine.actions import WINDOW
 from ckc_env.engine.view import PlayerView
+from ckc_env.evaluation.tournament import play_batched, run_tournament
 from ckc_env.players.policy import PolicyAgent
 from ckc_env.resample import resample
 
@@ -106,3 +109,36 @@ def test_search_parameters_are_checked():
         make_agent("search", seed=0, depth=3)
     for param in ("agent", "worlds", "top", "least", "gate", "horizon", "opponents", "confidence"):
         assert param in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("n", "params"),
+    [
+        (3, {"confidence": 0.0}),
+        pytest.param(4, {"confidence": 0.0, "opponents": "policy", "horizon": 2}, marks=pytest.mark.slow),
+        pytest.param(5, {"opponents": "bayes_v2", "confidence": 0.5}, marks=pytest.mark.slow),
+    ],
+)
+def test_the_batched_search_plays_the_scalar_players_games(n, params):
+    """On the batched engine (every searched game's worlds and candidates continued in one batch)
+    the same worlds, continuations and scores: every game's result equal to the scalar engine's,
+    with departures from the policy made along the way."""
+    lineup = [{"name": "search", **params}] + ["bayes_v2"] * (n - 1)
+    games = 2 * n
+    scalar = run_tournament(lineup, games=games, seed=44, engine="scalar", workers=1)
+    batched = run_tournament(lineup, games=games, seed=44, engine="batched", workers=1)
+    assert batched.engine == "batched" and scalar.engine == "scalar"
+    assert batched.per_game == scalar.per_game
+    player = BatchSearchAgent(seed=0, **params)
+    shadow = [AGENT] + ["bayes_v2"] * (n - 1)
+    with_search = play_batched([player, *lineup[1:]], {"num_players": n}, 44, range(games))
+    alone = play_batched(shadow, {"num_players": n}, 44, range(games))
+    assert player.searched > 0 and player.departed > 0
+    assert with_search != alone  # the departures changed some games
+
+
+def test_the_batched_search_is_refused_its_bad_parameters_by_name():
+    with pytest.raises(ValueError, match="opponents='cheater'"):
+        BatchSearchAgent(seed=0, opponents="cheater")
+    with pytest.raises(ValueError, match="accepted"):
+        BatchSearchAgent(seed=0, depth=3)

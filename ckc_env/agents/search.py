@@ -21,7 +21,8 @@ network stands in for the rest of the game).
 
 It reads the game only through its view and worlds resampled from it, whose draws depend on the
 information set alone: two positions the seat cannot tell apart get the same decision
-(tests/test_search.py). Scalar only: the batched and JAX engines refuse it by name.
+(tests/test_search.py). Its batched form (``ckc_env.batch.search``) plays the same games on the
+batched engine, every searched game's continuations in one batch; the JAX engine refuses it by name.
 """
 
 from __future__ import annotations
@@ -105,6 +106,23 @@ def agent_path(name: str) -> str:
         return str(shipped) if shipped.exists() else name
 
 
+def training_terms(network: Any) -> tuple[rewards.Scheme, float]:
+    """The reward scheme and discount an agent file was trained with (its card's training
+    config): what a continuation pays and how its critic's value is discounted."""
+    card = network.card
+    config = (card.training or {}).get("config", {}) if isinstance(card.training, dict) else {}
+    return rewards.scheme(config.get("reward", "points")), float((config.get("ppo") or {}).get("gamma", 0.99))
+
+
+def open_candidates(probabilities: np.ndarray, legal: np.ndarray, p: SearchParams) -> list[int]:
+    """The candidates of a decision the policy leaves open (its own choice first), or [] where it
+    is sure (its choice at least ``gate`` likely) or offers a single candidate."""
+    chosen = int(np.argmax(probabilities))
+    order = [int(a) for a in np.argsort(-probabilities, kind="stable") if legal[a] and probabilities[a] >= p.least]
+    candidates = [chosen, *[a for a in order if a != chosen][: int(p.top) - 1]]
+    return candidates if probabilities[chosen] < p.gate and len(candidates) >= 2 else []
+
+
 class SearchAgent(Agent):
     name = "search"
     params_type = SearchParams
@@ -115,16 +133,13 @@ class SearchAgent(Agent):
 
         self.params = self.params_type.of(self.name, params)
         self.policy = PolicyAgent(agent_path(self.params.agent), seed=seed)
-        card = self.policy.network.card
-        config = (card.training or {}).get("config", {}) if isinstance(card.training, dict) else {}
-        self.scheme = rewards.scheme(config.get("reward", "points"))
-        self.gamma = float((config.get("ppo") or {}).get("gamma", 0.99))
+        self.scheme, self.gamma = training_terms(self.policy.network)
 
     def reset(self, seat: int, config) -> None:
         super().reset(seat, config)
         self.policy.reset(seat, config)
         self.reading = TableReading(seat)  # the players' reading, for the worlds' weights
-        self.searched = self.decisions = 0
+        self.searched = self.decisions = self.departed = 0
 
     # ------------------------------------------------------------------ a decision
     def _vector(self, view: PlayerView, reading: TableReading | None, observation: Any = None) -> np.ndarray:
@@ -141,13 +156,13 @@ class SearchAgent(Agent):
         if view.decision_kind != WINDOW:
             return chosen
         self.decisions += 1
-        p = self.params
-        order = [int(a) for a in np.argsort(-probabilities, kind="stable") if legal[a] and probabilities[a] >= p.least]
-        candidates = [chosen, *[a for a in order if a != chosen][: int(p.top) - 1]]
-        if probabilities[chosen] >= p.gate or len(candidates) < 2:
+        candidates = open_candidates(probabilities, legal, self.params)
+        if not candidates:
             return chosen
         self.searched += 1
-        return candidates[self._search(view, candidates)]
+        pick = self._search(view, candidates)
+        self.departed += pick > 0
+        return candidates[pick]
 
     def _search(self, view: PlayerView, candidates: list[int]) -> int:
         state: GameState = view._state  # resampled below: only what the seat can see is kept

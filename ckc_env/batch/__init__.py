@@ -39,6 +39,8 @@ reads it) and ``tests/test_batch_second_order.py`` (the second-order reading, ba
 | ``second_order.SecondOrderReader(params, follow, inner_follow)`` | the same, each other player read as bayes_v2 (who reads the others too) | ``reading.second_order.SecondOrderReader`` |
 | ``agents``: ``make_batch_agent(name)``, ``decide(state, lineup)`` | the scripted baselines (``bayes_v2`` and ``bayes_v3`` included) for a whole batch | ``agents.make_agent`` |
 | ``replay.Lockstep`` | scalar games and a batch of the same seeds, stepped together | |
+| ``positions.from_games(games)``, ``positions.to_game(state, b)`` | scalar positions (any, mid-round too) as one batch that plays on as they do; a batch's game as a scalar state | ``GameState`` |
+| ``search.BatchSearchAgent`` | ``search`` (a policy with its open decisions searched) for a batch, every searched game's worlds and candidates continued in one batch | ``agents.search`` |
 
 ``step`` and ``apply`` update the state in place and return it, as the scalar engine does (copying
 every array at every step would cost more than the step); ``state.copy()`` keeps a snapshot. Seats
@@ -78,7 +80,7 @@ tests do). Positions fixed by the scalar engine's reset options reach the batch 
 size, seats beyond a game's player count hold -1 or 0. The rules are in modules named as the scalar
 engine's: ``round_setup`` (RULES.md 3), ``suspicion`` (4), ``scoring`` (5-8) and ``game`` (the
 state machine); ``chance`` (where chance outcomes come from), ``observation``, ``agents``,
-``summary`` and ``replay`` complete it, with the readers named as ``ckc_env.reading``'s:
+``summary``, ``replay`` and ``positions`` complete it, with the readers named as ``ckc_env.reading``'s:
 ``beliefs``, ``chip_values``, ``bayes_rule``, ``players_posterior`` and ``second_order``.
 
 {STATE_TABLE}

@@ -25,6 +25,7 @@ arrays, its own clue, tile and chips, and the posteriors of ``batch.beliefs`` an
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -339,7 +340,15 @@ BATCH_REGISTRY: dict[str, Callable[..., BatchAgent]] = {
     "bayes_v2": BatchBayesV2Agent,
     "bayes_v3": BatchBayesV3Agent,
     "cheater": BatchCheaterAgent,
+    "search": lambda seed=None, **params: _search(seed, **params),
 }
+
+
+def _search(seed: int | None = None, **params: Any) -> BatchAgent:
+    """``search`` (``batch.search``, which loads an agent file: imported when first asked for)."""
+    from .search import BatchSearchAgent
+
+    return BatchSearchAgent(seed, **params)
 
 
 def make_batch_agent(name: str, seed: int | None = None, **params: float) -> BatchAgent:

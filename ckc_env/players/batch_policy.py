@@ -38,13 +38,22 @@ class BatchPolicyAgent(BatchAgent):
         super().start(games, keys)
         self.readers.start(games)
 
-    def act(self, state: BatchState, games: np.ndarray) -> np.ndarray:
+    def observe(self, state: BatchState, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The acting seat's observation in each of ``games`` in the network's layout, its readers
+        brought up to date, and the legal actions (bool)."""
         games = np.asarray(games, dtype=np.int64)
         # on the whole batch: a reader keeps each game's reading by its index
         posteriors = self.readers.posteriors(state, games, state.pending_seat[games].astype(np.int64))
         part = subset(state, games)
-        observations = batch.observe(part, layout=self.layout, **posteriors)
-        legal = batch.legal_action_mask(part).astype(bool)
+        return batch.observe(part, layout=self.layout, **posteriors), batch.legal_action_mask(part).astype(bool)
+
+    def probabilities(self, state: BatchState, games: np.ndarray) -> np.ndarray:
+        """(k, 40) the policy's distribution over the legal actions in each of ``games``."""
+        return self.network.probabilities(*self.observe(state, games))
+
+    def act(self, state: BatchState, games: np.ndarray) -> np.ndarray:
+        games = np.asarray(games, dtype=np.int64)
+        observations, legal = self.observe(state, games)
         logits = self.network.logits(observations).astype(np.float64)  # finite, or an error naming the file
         logits[~legal] = -np.inf
         if self.deterministic:
