@@ -125,9 +125,7 @@ class BatchSearchAgent(BatchAgent):
         plus the discounted critic's value there (the game's result where it ended)."""
         state = from_games(worlds)
         size = state.batch_size
-        full = np.zeros(size, dtype=np.int64)
-        full[:] = actions
-        batch_game.apply(state, full)  # the candidates are legal: a window's targets are public
+        batch_game.apply(state, actions.astype(np.int64))  # legal in every world: a window's targets are public
         gained = state.rewards.copy()
         policy = copy.copy(self.policy)
         policy.readers = LayoutReaders(policy.layout)  # a fresh reading reads the round so far at once
