@@ -103,6 +103,7 @@ def common(words) -> str:
 
 MIXED = "mixed_34p_vs_mixed_bayes_v2_{}p_seed*.json"
 SEAT = "mixed_34p_vs_bayes_v2_{}p_seed*.json"
+SEARCH = "search/*search_vs_agent_bayes_v2_{}p.json"
 CLONE = "mixed_34p_vs_clone_{}p_*_seed*.json"
 BAYES_V1_5P = [
     "mixed_34p_vs_bayes_v1_5p_seed9009.json",
@@ -252,6 +253,15 @@ CLAIMS = [
         "(lead {} pooled",
         lead("mixed_vs_mixed_bayes_v2_5p_seed*.json", "checkpoints/ppo_all_counts_mixed", games=False),
     ),
+    # search against the strongest agent in its seat at bayes_v2's tables: seed 44 (scalar) and 4402 (batched)
+    (
+        "docs/baselines.md",
+        "Pooled with the samples of seed 44 above, the search is {} the agent in its seat at bayes_v2's tables "
+        "at 3 players ({} on {} deals)",
+        level_or_above(SEARCH.format(3)),
+    ),
+    ("docs/baselines.md", "{} it at 4 ({} on {} deals)", level_or_above(SEARCH.format(4))),
+    ("docs/baselines.md", "and {} it at 5 ({} on {} deals)", level_or_above(SEARCH.format(5))),
     (
         "docs/agents.md",
         "At the 5-player mixed table it is {} with bayes_v2 over both samples of 8000 deals (lead {} pooled",

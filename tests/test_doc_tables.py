@@ -528,6 +528,30 @@ QUOTES = [
         "docs/results/attempts/finetune_all_counts_vs_start_bayes_v1_5p.json",
         lambda r: [rate(r["players"][0]["win"]), paired(r["difference"]["win"])],
     ),
+    (
+        "docs/baselines.md",
+        "check, it is above the agent by {}, the largest 4-player gain measured",
+        "docs/results/search/batched_wide_vs_agent_bayes_v2_4p.json",
+        lambda r: [signed(r["difference"]["win"])],
+    ),
+    (
+        "docs/baselines.md",
+        "on fresh ones, {}, level with the agent (its interval [{}, {}] just reaches 0)",
+        "docs/results/search/batched_wide_vs_agent_bayes_v2_3p.json",
+        lambda r: [f"{r['difference']['win']['mean']:+.3f}", *(f"{x:+.3f}" for x in r["difference"]["win"]["ci95"])],
+    ),
+    (
+        "docs/baselines.md",
+        "Batched, a searched decision costs {} to {} s, a third or less of the scalar player's median, and a game "
+        "with search {} to {} s",
+        "docs/results/search/bench_search_cpu.json",
+        lambda r: [
+            f"{r['by_players']['3']['batched']['seconds per searched decision (added)']:.3f}",
+            f"{r['by_players']['5']['batched']['seconds per searched decision (added)']:.3f}",
+            f"{r['by_players']['3']['batched']['seconds per game with search']:.2f}",
+            f"{r['by_players']['5']['batched']['seconds per game with search']:.2f}",
+        ],
+    ),
 ]
 
 
