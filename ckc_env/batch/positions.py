@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..config import GameConfig
+from ..config import GOLD, GameConfig
 from ..engine.chance import Stream, StreamChance
 from ..engine.chips import build_pool
 from ..engine.options import ResetOptions
@@ -185,7 +185,7 @@ def to_game(state: BatchState, b: int) -> GameState:
         game.final = {
             "reasons": [reason for i, reason in enumerate(REASONS) if int(state.end_reasons[b]) >> i & 1],
             "totals": ints(state.points[b, :n]),
-            "gold": ints(state.chip_table[b, :n, 0]),
+            "gold": ints(state.chip_table[b, :n, GOLD]),
             "winners": [int(s) for s in np.flatnonzero(state.winners[b, :n])],
         }
     return game

@@ -47,10 +47,6 @@ class BatchPolicyAgent(BatchAgent):
         part = subset(state, games)
         return batch.observe(part, layout=self.layout, **posteriors), batch.legal_action_mask(part).astype(bool)
 
-    def probabilities(self, state: BatchState, games: np.ndarray) -> np.ndarray:
-        """(k, 40) the policy's distribution over the legal actions in each of ``games``."""
-        return self.network.probabilities(*self.observe(state, games))
-
     def act(self, state: BatchState, games: np.ndarray) -> np.ndarray:
         games = np.asarray(games, dtype=np.int64)
         observations, legal = self.observe(state, games)
