@@ -111,28 +111,34 @@ def test_search_parameters_are_checked():
         assert param in str(info.value)
 
 
+BOTH = {"stasi": True, "cafe_adler": True, "clue_face": "choose"}
+"""Both variants and chosen clue faces: continuations to the game's end meet the models' random
+choices (a face, a Cafe Adler swap), drawn from each world's seeded models as the scalar player's."""
+
+
 @pytest.mark.parametrize(
-    ("n", "params"),
+    ("n", "params", "rules"),
     [
-        (3, {"confidence": 0.0}),
-        pytest.param(4, {"confidence": 0.0, "opponents": "policy", "horizon": 2}, marks=pytest.mark.slow),
-        pytest.param(5, {"opponents": "bayes_v2", "confidence": 0.5}, marks=pytest.mark.slow),
+        (3, {"confidence": 0.0}, {}),
+        (3, {"confidence": 0.0, "horizon": 1000, "worlds": 4}, BOTH),
+        pytest.param(4, {"confidence": 0.0, "opponents": "policy", "horizon": 2}, {}, marks=pytest.mark.slow),
+        pytest.param(5, {"opponents": "bayes_v2", "confidence": 0.5}, {}, marks=pytest.mark.slow),
     ],
 )
-def test_the_batched_search_plays_the_scalar_players_games(n, params):
+def test_the_batched_search_plays_the_scalar_players_games(n, params, rules):
     """On the batched engine (every searched game's worlds and candidates continued in one batch)
     the same worlds, continuations and scores: every game's result equal to the scalar engine's,
     with departures from the policy made along the way."""
     lineup = [{"name": "search", **params}] + ["bayes_v2"] * (n - 1)
     games = 2 * n
-    scalar = run_tournament(lineup, games=games, seed=44, engine="scalar", workers=1)
-    batched = run_tournament(lineup, games=games, seed=44, engine="batched", workers=1)
+    scalar = run_tournament(lineup, games=games, seed=44, engine="scalar", workers=1, config=rules)
+    batched = run_tournament(lineup, games=games, seed=44, engine="batched", workers=1, config=rules)
     assert batched.engine == "batched" and scalar.engine == "scalar"
     assert batched.per_game == scalar.per_game
     player = BatchSearchAgent(seed=0, **params)
     shadow = [AGENT] + ["bayes_v2"] * (n - 1)
-    with_search = play_batched([player, *lineup[1:]], {"num_players": n}, 44, range(games))
-    alone = play_batched(shadow, {"num_players": n}, 44, range(games))
+    with_search = play_batched([player, *lineup[1:]], {**rules, "num_players": n}, 44, range(games))
+    alone = play_batched(shadow, {**rules, "num_players": n}, 44, range(games))
     assert player.searched > 0 and player.departed > 0
     assert with_search != alone  # the departures changed some games
 

@@ -332,6 +332,13 @@ class BatchCheaterAgent(BatchAccuser):
         return np.where(take, ACCUSE + best, PASS)
 
 
+def _search(seed: int | None = None, **params: Any) -> BatchAgent:
+    """``search`` (``batch.search``, which loads an agent file: imported when first asked for)."""
+    from .search import BatchSearchAgent
+
+    return BatchSearchAgent(seed, **params)
+
+
 BATCH_REGISTRY: dict[str, Callable[..., BatchAgent]] = {
     "random": BatchRandomAgent,
     "passive": BatchPassiveAgent,
@@ -340,15 +347,8 @@ BATCH_REGISTRY: dict[str, Callable[..., BatchAgent]] = {
     "bayes_v2": BatchBayesV2Agent,
     "bayes_v3": BatchBayesV3Agent,
     "cheater": BatchCheaterAgent,
-    "search": lambda seed=None, **params: _search(seed, **params),
+    "search": _search,
 }
-
-
-def _search(seed: int | None = None, **params: Any) -> BatchAgent:
-    """``search`` (``batch.search``, which loads an agent file: imported when first asked for)."""
-    from .search import BatchSearchAgent
-
-    return BatchSearchAgent(seed, **params)
 
 
 def make_batch_agent(name: str, seed: int | None = None, **params: float) -> BatchAgent:

@@ -34,6 +34,7 @@ from ..engine.actions import WINDOW
 from ..engine.chance import Stream, unit
 from . import game as batch_game
 from .agents import BatchAgent, BatchBayesAgent, BatchBayesV2Agent
+from .chance import game_keys
 from .observation import observe
 from .players_posterior import PlayersReader
 from .positions import from_games, to_game
@@ -129,9 +130,12 @@ class BatchSearchAgent(BatchAgent):
         gained = state.rewards.copy()
         policy = copy.copy(self.policy)
         policy.readers = LayoutReaders(policy.layout)  # a fresh reading reads the round so far at once
-        models = self._models(policy)
-        own, stopped = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=bool)
+        model = self._model(policy)
+        # the scalar player's fresh models: seat s of a world seeded with the world's key + s
+        seeds = state.key[:, None] + np.arange(SEATS, dtype=np.uint64)
         everyone = np.arange(size)
+        model.start(everyone, game_keys(seeds.ravel()).reshape(size, SEATS))
+        own, stopped = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=bool)
         while True:
             pending = state.pending_kind >= 0
             at_own = pending & ~stopped & (state.pending_seat == seats)
@@ -144,10 +148,9 @@ class BatchSearchAgent(BatchAgent):
             moves = np.zeros(size, dtype=np.int64)
             if mine.any():
                 moves[mine] = policy.act(state, everyone[mine])
-            for seat, model in enumerate(models):  # batch.agents.decide, among the other seats' games
-                theirs = everyone[acting & ~mine & (state.pending_seat == seat)]
-                if len(theirs):
-                    moves[theirs] = model.act(state, theirs)
+            theirs = everyone[acting & ~mine]  # each game's acting seat: the model keeps them apart
+            if len(theirs):
+                moves[theirs] = model.act(state, theirs)
             batch_game.apply(state, moves, games=everyone[acting])
             gained[acting] += state.rewards[acting]
         n = state.n.astype(np.int64)[:, None]
@@ -162,9 +165,8 @@ class BatchSearchAgent(BatchAgent):
             values[live] = self.policy.network.values(observations)
         return paid + self.gamma * values
 
-    def _models(self, policy: BatchAgent) -> list[BatchAgent]:
-        """The other seats' players in a continuation, one per seat (each reads each game afresh)."""
+    def _model(self, policy: BatchAgent) -> BatchAgent:
+        """The other seats' player in a continuation (fresh: it reads each game afresh)."""
         if self.params.opponents == "policy":
-            return [policy] * SEATS
-        kind = BatchBayesV2Agent if self.params.opponents == "bayes_v2" else BatchBayesAgent
-        return [kind() for _ in range(SEATS)]
+            return policy
+        return BatchBayesV2Agent() if self.params.opponents == "bayes_v2" else BatchBayesAgent()
